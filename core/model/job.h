@@ -1,0 +1,65 @@
+#pragma once
+// Jobs and traces: what a scheduler is asked to run. Plain data, no Qt.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace ss {
+
+/// One deadline level (as Chronus): finishing within `offset` seconds of submit earns `value`.
+struct DeadlineLevel {
+    double offset = 0;
+    double value = 0;
+};
+
+/// One job of a trace. Times are seconds; `duration` is the work, in seconds on a reference GPU (speed 1.0).
+struct Job {
+    int64_t id = 0;        ///< id as given by the trace (unique within a trace)
+    double submit = 0;     ///< arrival time, seconds from the trace start
+    double gpus = 1;       ///< GPU demand: a whole number >= 1, or a fraction in (0,1) of one GPU
+    double duration = 0;   ///< work: run time on one reference-speed GPU set of the demanded size
+    double iterations = 0; ///< optional (duration = iterations x step time); 0 when unknown
+    int32_t model = -1;    ///< index into Trace::models, -1 = unknown
+    int32_t user = -1;     ///< index into Trace::users
+    int32_t vc = -1;       ///< index into Trace::vcs (virtual cluster)
+    int32_t qos = -1;      ///< index into Trace::qosClasses
+    int32_t gpuSpec = -1;  ///< index into Trace::gpuSpecs ('|'-separated allowed GPU types), -1 = any type
+    float cpu = 0;         ///< CPU cores demanded (0 = not modelled)
+    float memGb = 0;       ///< memory demanded in GB (0 = not modelled)
+    std::vector<DeadlineLevel> deadlines; ///< sorted by offset; empty = best effort
+
+    /// Whole GPUs held: ceil of the demand for demand >= 1, else 1 (a shared GPU).
+    int wholeGpus() const;
+    /// Share of one GPU in 1/1000 for fractional jobs, 1000 for whole-GPU jobs.
+    int milli() const;
+    bool fractional() const { return gpus < 1.0; }
+};
+
+/// A job trace plus the string tables its jobs index into.
+struct Trace {
+    std::string name;
+    std::vector<Job> jobs;
+    std::vector<std::string> models, users, vcs, qosClasses, gpuSpecs;
+    std::vector<std::string> notes; ///< provenance lines (generator command, source file, what was skipped)
+
+    /// Sort jobs by (submit, id); stable, so equal keys keep trace order.
+    void sortBySubmit();
+    /// Empty when consistent, else a one-line description of the first problem.
+    std::string validate() const;
+    double span() const; ///< last submit - first submit
+    const std::string& modelName(const Job& j) const;
+};
+
+/// Interns strings into a table quickly (hash map), for readers that build a Trace.
+class StringInterner {
+public:
+    explicit StringInterner(std::vector<std::string>& table);
+    int32_t operator()(std::string_view s);
+private:
+    std::vector<std::string>& m_table;
+    std::unordered_map<std::string, int32_t> m_index;
+};
+
+} // namespace ss

@@ -1,0 +1,181 @@
+#include "perf/perfmodel.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+namespace ss {
+
+namespace {
+std::string lower(std::string s)
+{
+    for (char& c : s)
+        c = char(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+} // namespace
+
+PerfConfig PerfConfig::parse(const std::string& spec)
+{
+    PerfConfig c;
+    std::stringstream ss(spec);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+        item.erase(0, item.find_first_not_of(" \t"));
+        item.erase(item.find_last_not_of(" \t") + 1);
+        if (item.empty())
+            continue;
+        if (item == "ideal") {
+            c.ideal = true;
+            continue;
+        }
+        if (item == "default")
+            continue;
+        const auto eq = item.find('=');
+        if (eq == std::string::npos)
+            throw std::invalid_argument("perf setting '" + item + "': expected key=value or 'ideal'");
+        const std::string key = item.substr(0, eq), val = item.substr(eq + 1);
+        double v = 0;
+        try {
+            size_t used = 0;
+            v = std::stod(val, &used);
+            if (used != val.size())
+                throw std::invalid_argument("trailing");
+        } catch (const std::exception&) {
+            if (key == "ideal" || key == "type_speed") {
+                if (val != "true" && val != "false" && val != "on" && val != "off")
+                    throw std::invalid_argument("perf setting '" + key + "': expected true/false, got '" + val + "'");
+                v = (val == "true" || val == "on") ? 1 : 0;
+            } else {
+                throw std::invalid_argument("perf setting '" + key + "': '" + val + "' is not a number");
+            }
+        }
+        auto nonneg = [&](double& dst) {
+            if (!(v >= 0) || !std::isfinite(v))
+                throw std::invalid_argument("perf setting '" + key + "': must be a finite number >= 0");
+            dst = v;
+        };
+        if (key == "ideal")
+            c.ideal = v != 0;
+        else if (key == "type_speed")
+            c.typeSpeed = v != 0;
+        else if (key == "cross_machine")
+            nonneg(c.crossMachine);
+        else if (key == "cross_switch")
+            nonneg(c.crossSwitch);
+        else if (key == "interference")
+            nonneg(c.interference);
+        else if (key == "machine_bias_sd")
+            nonneg(c.machineBiasSd);
+        else if (key == "fluctuation_sd")
+            nonneg(c.fluctuationSd);
+        else if (key == "preempt_overhead")
+            nonneg(c.preemptOverhead);
+        else
+            throw std::invalid_argument("unknown perf setting '" + key
+                                        + "' (known: ideal, type_speed, cross_machine, cross_switch, interference, "
+                                          "machine_bias_sd, fluctuation_sd, preempt_overhead)");
+    }
+    return c;
+}
+
+std::string PerfConfig::toString() const
+{
+    if (ideal)
+        return "ideal";
+    std::ostringstream s;
+    s << "type_speed=" << (typeSpeed ? "true" : "false") << ",cross_machine=" << crossMachine
+      << ",cross_switch=" << crossSwitch << ",interference=" << interference << ",machine_bias_sd=" << machineBiasSd
+      << ",fluctuation_sd=" << fluctuationSd << ",preempt_overhead=" << preemptOverhead;
+    return s.str();
+}
+
+double ThroughputTable::relativeSpeed(const std::string& model, const std::string& gpuType) const
+{
+    auto it = m_table.find(model);
+    if (it == m_table.end())
+        return -1;
+    auto jt = it->second.find(lower(gpuType));
+    if (jt == it->second.end())
+        return -1;
+    return jt->second;
+}
+
+void ThroughputTable::set(const std::string& model, const std::string& gpuType, double relSpeed)
+{
+    m_table[model][lower(gpuType)] = relSpeed;
+}
+
+PerfModel::PerfModel(const ClusterSpec& cluster, const Trace& trace, PerfConfig cfg, uint64_t seed,
+                     const ThroughputTable* table)
+    : m_cluster(cluster), m_trace(trace), m_cfg(cfg), m_table(table), m_rng(seed ^ 0x5deece66dULL)
+{
+    m_bias.assign(size_t(cluster.machineCount()), 1.0);
+    if (!m_cfg.ideal && m_cfg.machineBiasSd > 0)
+        for (double& b : m_bias)
+            b = std::clamp(1.0 + m_rng.normal(0.0, m_cfg.machineBiasSd), 0.2, 3.0);
+    const size_t models = std::max<size_t>(1, trace.models.size() + 1);
+    m_speedCache.assign(models * cluster.types.size(), -1.0);
+}
+
+double PerfModel::typeSpeed(int model, int type) const
+{
+    if (!m_cfg.typeSpeed)
+        return 1.0;
+    const size_t idx = size_t(model + 1) * m_cluster.types.size() + size_t(type);
+    double& cached = m_speedCache[idx];
+    if (cached > 0)
+        return cached;
+    double s = m_cluster.types[size_t(type)].speed;
+    if (m_table && model >= 0) {
+        const double r = m_table->relativeSpeed(m_trace.models[size_t(model)], m_cluster.types[size_t(type)].name);
+        if (r > 0)
+            s = r;
+    }
+    cached = s;
+    return s;
+}
+
+double PerfModel::nominalSpeed(const Job& job, int m) const
+{
+    if (m_cfg.ideal)
+        return 1.0;
+    return typeSpeed(job.model, m_cluster.machines[size_t(m)].type) * m_bias[size_t(m)];
+}
+
+double PerfModel::expectedRate(const Job& job, const std::vector<int>& machines, int switchCount, int coRunners) const
+{
+    if (m_cfg.ideal || machines.empty())
+        return 1.0;
+    double slowest = kHuge;
+    for (int m : machines)
+        slowest = std::min(slowest, nominalSpeed(job, m));
+    const double comm = (1.0 + m_cfg.crossMachine * double(machines.size() - 1))
+        * (1.0 + m_cfg.crossSwitch * double(std::max(0, switchCount - 1)));
+    const double interf = 1.0 + m_cfg.interference * double(coRunners);
+    return slowest / (comm * interf);
+}
+
+double PerfModel::placementRate(const Job& job, const std::vector<int>& machines, const std::vector<int>& switches,
+                                int coRunners)
+{
+    m_lastNoise.assign(machines.size(), 0.0);
+    if (m_cfg.ideal || machines.empty())
+        return 1.0;
+    double slowest = kHuge;
+    for (size_t i = 0; i < machines.size(); ++i) {
+        double eps = 0;
+        if (m_cfg.fluctuationSd > 0)
+            eps = std::clamp(m_rng.normal(0.0, m_cfg.fluctuationSd), -0.8, 2.0);
+        m_lastNoise[i] = eps;
+        slowest = std::min(slowest, nominalSpeed(job, machines[i]) * (1.0 + eps));
+    }
+    const double comm = (1.0 + m_cfg.crossMachine * double(machines.size() - 1))
+        * (1.0 + m_cfg.crossSwitch * double(std::max<size_t>(1, switches.size()) - 1));
+    const double interf = 1.0 + m_cfg.interference * double(coRunners);
+    return slowest / (comm * interf);
+}
+
+} // namespace ss

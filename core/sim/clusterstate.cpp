@@ -1,0 +1,268 @@
+#include "sim/clusterstate.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace ss {
+
+void MaxSegTree::init(int n)
+{
+    m_n = n;
+    m_size = 1;
+    while (m_size < std::max(1, n))
+        m_size <<= 1;
+    m_t.assign(size_t(2 * m_size), -1);
+}
+
+void MaxSegTree::set(int i, int v)
+{
+    size_t p = size_t(m_size + i);
+    m_t[p] = v;
+    for (p >>= 1; p >= 1; p >>= 1) {
+        const int nv = std::max(m_t[2 * p], m_t[2 * p + 1]);
+        if (m_t[p] == nv)
+            break;
+        m_t[p] = nv;
+    }
+}
+
+int MaxSegTree::descend(int node, int lo, int hi, int k, int from) const
+{
+    if (hi <= from || m_t[size_t(node)] < k)
+        return -1;
+    if (hi - lo == 1)
+        return lo;
+    const int mid = (lo + hi) / 2;
+    const int r = descend(2 * node, lo, mid, k, from);
+    if (r >= 0)
+        return r;
+    return descend(2 * node + 1, mid, hi, k, from);
+}
+
+int MaxSegTree::firstAtLeast(int k, int from) const
+{
+    if (m_n == 0 || m_t[1] < k)
+        return -1;
+    const int r = descend(1, 0, m_size, k, std::max(0, from));
+    return (r >= 0 && r < m_n) ? r : -1;
+}
+
+int MaxSegTree::argMax() const
+{
+    if (m_n == 0 || m_t[1] < 0)
+        return -1;
+    return firstAtLeast(m_t[1], 0);
+}
+
+ClusterState::ClusterState(const ClusterSpec& spec) : m_spec(spec)
+{
+    const int M = spec.machineCount();
+    const int T = int(spec.types.size());
+    m_freeWhole.assign(size_t(M), 0);
+    m_jobsOn.assign(size_t(M), 0);
+    m_gpuFree.assign(size_t(spec.totalGpus()), 1000);
+    m_gpuHolders.assign(size_t(spec.totalGpus()), 0);
+    m_gpuOwner.assign(size_t(spec.totalGpus()), -1);
+    m_freeByType.assign(size_t(T), 0);
+    m_whole.init(M);
+    m_maxMilli.init(M);
+    m_wholeByType.resize(size_t(T));
+    m_maxMilliByType.resize(size_t(T));
+    for (int t = 0; t < T; ++t) {
+        m_wholeByType[size_t(t)].init(M);
+        m_maxMilliByType[size_t(t)].init(M);
+    }
+    m_levels.assign(size_t(T + 1), std::vector<std::set<int>>(size_t(spec.maxGpusPerMachine() + 1)));
+    for (int m = 0; m < M; ++m) {
+        const Machine& mc = spec.machines[size_t(m)];
+        m_freeWhole[size_t(m)] = mc.gpus;
+        m_totalFreeWhole += mc.gpus;
+        m_freeByType[size_t(mc.type)] += mc.gpus;
+        m_whole.set(m, mc.gpus);
+        m_wholeByType[size_t(mc.type)].set(m, mc.gpus);
+        const int milli = mc.gpus > 0 ? 1000 : 0;
+        m_maxMilli.set(m, milli);
+        m_maxMilliByType[size_t(mc.type)].set(m, milli);
+        m_levels[0][size_t(mc.gpus)].insert(m);
+        m_levels[size_t(mc.type + 1)][size_t(mc.gpus)].insert(m);
+    }
+}
+
+int ClusterState::firstMachineWithFree(int k, int from, int type) const
+{
+    return type < 0 ? m_whole.firstAtLeast(k, from) : m_wholeByType[size_t(type)].firstAtLeast(k, from);
+}
+
+int ClusterState::mostFreeMachine(int type) const
+{
+    const MaxSegTree& t = type < 0 ? m_whole : m_wholeByType[size_t(type)];
+    if (t.max() <= 0)
+        return -1;
+    return t.argMax();
+}
+
+int ClusterState::bestFitMachine(int k, int type) const
+{
+    const auto& levels = m_levels[size_t(type + 1)];
+    for (size_t l = size_t(std::max(k, 0)); l < levels.size(); ++l)
+        if (!levels[l].empty())
+            return *levels[l].begin();
+    return -1;
+}
+
+int ClusterState::firstMachineWithFreeMilli(int milli, int from, int type) const
+{
+    return type < 0 ? m_maxMilli.firstAtLeast(milli, from) : m_maxMilliByType[size_t(type)].firstAtLeast(milli, from);
+}
+
+bool ClusterState::canAllocate(const std::vector<GpuSlot>& slots) const
+{
+    for (size_t i = 0; i < slots.size(); ++i) {
+        const GpuSlot& s = slots[i];
+        if (s.gpu < 0 || s.gpu >= m_spec.totalGpus() || s.milli <= 0 || s.milli > 1000)
+            return false;
+        if (m_gpuFree[size_t(s.gpu)] < s.milli)
+            return false;
+        for (size_t j = 0; j < i; ++j)
+            if (slots[j].gpu == s.gpu)
+                return false;
+    }
+    return true;
+}
+
+void ClusterState::refreshMachineMilli(int m)
+{
+    const Machine& mc = m_spec.machines[size_t(m)];
+    int best = mc.gpus > 0 ? 0 : -1;
+    const int base = m_spec.gpuBase(m);
+    for (int g = 0; g < mc.gpus; ++g)
+        best = std::max(best, m_gpuFree[size_t(base + g)]);
+    m_maxMilli.set(m, best);
+    m_maxMilliByType[size_t(mc.type)].set(m, best);
+}
+
+void ClusterState::machineChanged(int m, int oldFree)
+{
+    const Machine& mc = m_spec.machines[size_t(m)];
+    const int nf = m_freeWhole[size_t(m)];
+    if (nf == oldFree)
+        return;
+    m_whole.set(m, nf);
+    m_wholeByType[size_t(mc.type)].set(m, nf);
+    m_levels[0][size_t(oldFree)].erase(m);
+    m_levels[0][size_t(nf)].insert(m);
+    m_levels[size_t(mc.type + 1)][size_t(oldFree)].erase(m);
+    m_levels[size_t(mc.type + 1)][size_t(nf)].insert(m);
+    auto frag = [&](int f) { return (f > 0 && f < mc.gpus) ? f : 0; };
+    m_fragFree += frag(nf) - frag(oldFree);
+    const bool wasBusy = oldFree < mc.gpus, isBusy = nf < mc.gpus;
+    m_busyMachines += int(isBusy) - int(wasBusy);
+}
+
+void ClusterState::allocate(int job, const std::vector<GpuSlot>& slots)
+{
+    if (!canAllocate(slots))
+        throw std::logic_error("ClusterState::allocate: slots not available");
+    int lastMachine = -1;
+    for (const GpuSlot& s : slots) {
+        const int m = m_spec.machineOfGpu(s.gpu);
+        int& free = m_gpuFree[size_t(s.gpu)];
+        const int oldWhole = m_freeWhole[size_t(m)];
+        if (free == 1000) {
+            --m_freeWhole[size_t(m)];
+            --m_totalFreeWhole;
+            --m_freeByType[size_t(m_spec.machines[size_t(m)].type)];
+        }
+        free -= s.milli;
+        ++m_gpuHolders[size_t(s.gpu)];
+        m_gpuOwner[size_t(s.gpu)] = job;
+        m_usedMilli += s.milli;
+        machineChanged(m, oldWhole);
+        refreshMachineMilli(m);
+        if (m != lastMachine) {
+            // slots of one machine are contiguous in every placement our policies make; count distinct machines
+            bool seen = false;
+            for (const GpuSlot& t : slots) {
+                if (&t == &s)
+                    break;
+                if (m_spec.machineOfGpu(t.gpu) == m) {
+                    seen = true;
+                    break;
+                }
+            }
+            if (!seen)
+                ++m_jobsOn[size_t(m)];
+            lastMachine = m;
+        }
+    }
+}
+
+void ClusterState::release(int job, const std::vector<GpuSlot>& slots)
+{
+    for (size_t i = 0; i < slots.size(); ++i) {
+        const GpuSlot& s = slots[i];
+        const int m = m_spec.machineOfGpu(s.gpu);
+        int& free = m_gpuFree[size_t(s.gpu)];
+        const int oldWhole = m_freeWhole[size_t(m)];
+        free += s.milli;
+        if (free > 1000)
+            throw std::logic_error("ClusterState::release: GPU released more than held");
+        if (free == 1000) {
+            ++m_freeWhole[size_t(m)];
+            ++m_totalFreeWhole;
+            ++m_freeByType[size_t(m_spec.machines[size_t(m)].type)];
+        }
+        --m_gpuHolders[size_t(s.gpu)];
+        if (m_gpuHolders[size_t(s.gpu)] == 0)
+            m_gpuOwner[size_t(s.gpu)] = -1;
+        m_usedMilli -= s.milli;
+        machineChanged(m, oldWhole);
+        refreshMachineMilli(m);
+        bool seen = false;
+        for (size_t j = 0; j < i; ++j)
+            if (m_spec.machineOfGpu(slots[j].gpu) == m) {
+                seen = true;
+                break;
+            }
+        if (!seen)
+            --m_jobsOn[size_t(m)];
+    }
+    (void)job;
+}
+
+std::string ClusterState::checkConsistency() const
+{
+    int total = 0, frag = 0;
+    int64_t used = 0;
+    for (int m = 0; m < m_spec.machineCount(); ++m) {
+        const Machine& mc = m_spec.machines[size_t(m)];
+        int free = 0;
+        for (int g = 0; g < mc.gpus; ++g) {
+            const int v = m_gpuFree[size_t(m_spec.gpuBase(m) + g)];
+            if (v < 0 || v > 1000)
+                return "GPU " + std::to_string(m_spec.gpuBase(m) + g) + " has free share " + std::to_string(v);
+            if (v == 1000)
+                ++free;
+            used += 1000 - v;
+        }
+        if (free != m_freeWhole[size_t(m)])
+            return "machine " + std::to_string(m) + ": free count " + std::to_string(m_freeWhole[size_t(m)])
+                + " but " + std::to_string(free) + " GPUs are free";
+        if (m_whole.get(m) != free)
+            return "machine " + std::to_string(m) + ": segment tree out of date";
+        if (!m_levels[0][size_t(free)].count(m))
+            return "machine " + std::to_string(m) + ": best-fit level index out of date";
+        total += free;
+        if (free > 0 && free < mc.gpus)
+            frag += free;
+    }
+    if (total != m_totalFreeWhole)
+        return "total free GPUs out of date";
+    if (used != m_usedMilli)
+        return "used share out of date";
+    if (frag != m_fragFree)
+        return "fragmentation counter out of date";
+    return {};
+}
+
+} // namespace ss

@@ -1,0 +1,90 @@
+#pragma once
+// Which GPU is held by which job, with indices that answer placement queries in O(log machines).
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "model/clusterspec.h"
+
+namespace ss {
+
+/// A share of one GPU held by a job: whole-GPU jobs hold milli = 1000 on each of their GPUs.
+struct GpuSlot {
+    int gpu = 0;     ///< global GPU index (see ClusterSpec::gpuBase)
+    int milli = 1000;
+    bool operator==(const GpuSlot&) const = default;
+};
+
+/// Max segment tree over machines, answering "first machine at or after `from` with value >= k".
+class MaxSegTree {
+public:
+    void init(int n);
+    void set(int i, int v);
+    int get(int i) const { return m_t[size_t(m_size + i)]; }
+    int max() const { return m_t[1]; }
+    int firstAtLeast(int k, int from = 0) const; ///< -1 when none
+    int argMax() const;                          ///< lowest index holding the max; -1 when empty
+private:
+    int m_size = 1;
+    int m_n = 0;
+    std::vector<int> m_t;
+    int descend(int node, int lo, int hi, int k, int from) const;
+};
+
+/// Live occupancy of the cluster. Mutated only by the engine (allocate/release); policies read it.
+class ClusterState {
+public:
+    explicit ClusterState(const ClusterSpec& spec);
+    const ClusterSpec& spec() const { return m_spec; }
+
+    int freeGpus(int m) const { return m_freeWhole[size_t(m)]; }    ///< GPUs of m nobody holds any share of
+    int totalFreeGpus() const { return m_totalFreeWhole; }
+    int freeGpusOfType(int type) const { return m_freeByType[size_t(type)]; }
+    int gpuFreeMilli(int g) const { return m_gpuFree[size_t(g)]; }
+    int jobsOnMachine(int m) const { return m_jobsOn[size_t(m)]; }  ///< distinct running jobs with a share on m
+    int gpuHolderCount(int g) const { return m_gpuHolders[size_t(g)]; }
+    /// The job holding GPU g; for a shared GPU, the most recent holder; -1 when free.
+    int gpuOwner(int g) const { return m_gpuOwner[size_t(g)]; }
+    int64_t usedMilli() const { return m_usedMilli; }             ///< sum of held shares, 1000 per whole GPU
+    /// Free GPUs on machines that are partly busy (fragmented capacity), whole GPUs.
+    int fragmentedFreeGpus() const { return m_fragFree; }
+    int busyMachines() const { return m_busyMachines; }
+
+    /// First machine (>= from) with at least k free GPUs; type = -1 for any type.
+    int firstMachineWithFree(int k, int from = 0, int type = -1) const;
+    /// Machine with the most free GPUs (lowest id on ties); -1 when none free.
+    int mostFreeMachine(int type = -1) const;
+    /// Machine whose free count is the smallest that is still >= k (lowest id on ties); -1 when none.
+    int bestFitMachine(int k, int type = -1) const;
+    /// First machine (>= from) with a GPU that has at least `milli` free; -1 when none.
+    int firstMachineWithFreeMilli(int milli, int from = 0, int type = -1) const;
+    /// Largest free share on any one GPU of machine m.
+    int maxFreeMilliOn(int m) const { return m_maxMilli.get(m); }
+
+    /// Whether `slots` can be granted now (all distinct GPUs, shares available). Does not check the job.
+    bool canAllocate(const std::vector<GpuSlot>& slots) const;
+    void allocate(int job, const std::vector<GpuSlot>& slots);
+    void release(int job, const std::vector<GpuSlot>& slots);
+
+    /// Recompute every index from scratch and compare (tests and --check-invariants). Empty when consistent.
+    std::string checkConsistency() const;
+
+private:
+    const ClusterSpec& m_spec;
+    std::vector<int> m_freeWhole, m_gpuFree, m_gpuHolders, m_gpuOwner, m_jobsOn, m_freeByType;
+    int m_totalFreeWhole = 0;
+    int64_t m_usedMilli = 0;
+    int m_fragFree = 0;
+    int m_busyMachines = 0;
+    MaxSegTree m_whole;                   // free whole GPUs per machine
+    std::vector<MaxSegTree> m_wholeByType; // same, only machines of the type (others 0)
+    MaxSegTree m_maxMilli;                // largest free share of a GPU per machine
+    std::vector<MaxSegTree> m_maxMilliByType;
+    // machines by free level (for best fit): m_levels[type+1][free] = machine ids (slot 0 = any type)
+    std::vector<std::vector<std::set<int>>> m_levels;
+    void machineChanged(int m, int oldFree);
+    void refreshMachineMilli(int m);
+};
+
+} // namespace ss

@@ -1,0 +1,568 @@
+#include "sim/engine.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ss {
+
+const char* toString(JobStatus s)
+{
+    switch (s) {
+    case JobStatus::Future: return "future";
+    case JobStatus::Pending: return "pending";
+    case JobStatus::Running: return "running";
+    case JobStatus::Done: return "done";
+    case JobStatus::Rejected: return "rejected";
+    case JobStatus::Unfinished: return "unfinished";
+    }
+    return "?";
+}
+
+// ----------------------------------------------------------------------------------------------- JobRuntime
+double JobRuntime::executedAt(double now) const
+{
+    return executed + (status == JobStatus::Running ? std::max(0.0, now - lastStart) : 0.0);
+}
+
+double JobRuntime::attainedAt(double now, double gpus) const
+{
+    return attained + (status == JobStatus::Running ? gpus * std::max(0.0, now - lastStart) : 0.0);
+}
+
+double JobRuntime::remainingAt(double now) const
+{
+    if (status != JobStatus::Running)
+        return remaining;
+    const double from = std::max(lastUpdate, resumeAt);
+    return std::max(0.0, remaining - std::max(0.0, now - from) * rate);
+}
+
+// --------------------------------------------------------------------------------------------- SchedContext
+double SchedContext::now() const { return m_sim.m_now; }
+const ClusterSpec& SchedContext::cluster() const { return m_sim.m_cluster; }
+const ClusterState& SchedContext::state() const { return m_sim.m_state; }
+const Trace& SchedContext::trace() const { return m_sim.m_trace; }
+const PerfModel& SchedContext::perf() const { return m_sim.m_perf; }
+const RunConfig& SchedContext::config() const { return m_sim.m_cfg; }
+int SchedContext::jobCount() const { return int(m_sim.m_trace.jobs.size()); }
+const Job& SchedContext::job(int j) const { return m_sim.m_trace.jobs[size_t(j)]; }
+const JobRuntime& SchedContext::rt(int j) const { return m_sim.m_rt[size_t(j)]; }
+int SchedContext::pendingCount() const { return m_sim.m_pending.size(); }
+const std::vector<int>& SchedContext::runningJobs() const { return m_sim.m_running; }
+Rng& SchedContext::rng() { return m_sim.m_policyRng; }
+
+std::vector<int> SchedContext::pendingJobs() const
+{
+    std::vector<int> out;
+    out.reserve(size_t(m_sim.m_pending.size()));
+    forEachPending([&](int j) {
+        out.push_back(j);
+        return true;
+    });
+    return out;
+}
+
+double SchedContext::start(int job, std::vector<GpuSlot> slots, std::string_view reason)
+{
+    const std::string err = m_sim.validateStart(job, slots);
+    if (!err.empty())
+        throw PolicyError(m_sim.m_policy.name() + ": cannot start job " + std::to_string(job) + " at t="
+                          + std::to_string(m_sim.m_now) + ": " + err);
+    Simulator& s = m_sim;
+    JobRuntime& r = s.m_rt[size_t(job)];
+    const Job& jb = s.m_trace.jobs[size_t(job)];
+    s.m_state.allocate(job, slots);
+    r.slots = std::move(slots);
+    r.status = JobStatus::Running;
+    if (r.firstStart < 0)
+        r.firstStart = s.m_now;
+    r.lastStart = s.m_now;
+    r.lastUpdate = s.m_now;
+    r.resumeAt = s.m_now + (r.preemptions > 0 ? s.m_cfg.perf.preemptOverhead : 0.0);
+    s.m_pending.markRemoved();
+    s.m_runningPos[size_t(job)] = int(s.m_running.size());
+    s.m_running.push_back(job);
+
+    // machines and switches spanned
+    s.m_machineScratch.clear();
+    s.m_switchScratch.clear();
+    for (const GpuSlot& g : r.slots) {
+        const int m = s.m_cluster.machineOfGpu(g.gpu);
+        if (!s.m_machineMark[size_t(m)]) {
+            s.m_machineMark[size_t(m)] = 1;
+            s.m_machineScratch.push_back(m);
+            const int sw = s.m_cluster.machines[size_t(m)].sw;
+            if (!s.m_switchMark[size_t(sw)]) {
+                s.m_switchMark[size_t(sw)] = 1;
+                s.m_switchScratch.push_back(sw);
+            }
+        }
+    }
+    for (int m : s.m_machineScratch) {
+        s.m_machineMark[size_t(m)] = 0;
+        s.m_machineJobs[size_t(m)].push_back(job);
+    }
+    for (int sw : s.m_switchScratch)
+        s.m_switchMark[size_t(sw)] = 0;
+    r.machines = int(s.m_machineScratch.size());
+    int co = 0;
+    for (int m : s.m_machineScratch)
+        co = std::max(co, int(s.m_machineJobs[size_t(m)].size()) - 1);
+    r.coRunners = co;
+    r.baseRate = s.m_perf.placementRate(jb, s.m_machineScratch, s.m_switchScratch, 0);
+    r.rate = r.baseRate / (1.0 + (s.m_perf.config().ideal ? 0.0 : s.m_cfg.perf.interference) * co);
+    s.scheduleCompletion(job);
+
+    if (m_record && !reason.empty()) {
+        // a policy that does not record placements itself still leaves its reason in the log
+        bool found = false;
+        for (auto& p : m_record->placements)
+            if (p.job == job) {
+                found = true;
+                break;
+            }
+        if (!found && int(m_record->placements.size()) < s.m_cfg.logPlacementLimit) {
+            PlacementRecord pr;
+            pr.job = job;
+            pr.slots = r.slots;
+            pr.reason = std::string(reason);
+            m_record->placements.push_back(std::move(pr));
+        }
+    }
+    for (SimObserver* o : s.m_obs)
+        o->onJobStarted(s.m_now, job, r);
+    s.m_policy.onJobStarted(job, s.m_now, r);
+    if (co > 0)
+        s.refreshRatesOn(r.slots, job);
+    return r.rate;
+}
+
+void SchedContext::preempt(int job)
+{
+    if (job < 0 || job >= jobCount() || m_sim.m_rt[size_t(job)].status != JobStatus::Running)
+        throw PolicyError(m_sim.m_policy.name() + ": cannot preempt job " + std::to_string(job) + ": not running");
+    if (m_record)
+        m_record->preempted.push_back(job);
+    m_sim.stopJob(job, false);
+}
+
+void SchedContext::wakeAt(double t)
+{
+    if (!(t > m_sim.m_now) || !std::isfinite(t))
+        return;
+    m_sim.m_heap.push({t, 2, -1, 0});
+    ++m_sim.m_pendingWakes;
+}
+
+void SchedContext::recordQueue(std::vector<ScoredJob> ranked)
+{
+    if (!m_record)
+        return;
+    m_record->queueLength = int(ranked.size());
+    if (int(ranked.size()) > m_sim.m_cfg.logQueueLimit)
+        ranked.resize(size_t(m_sim.m_cfg.logQueueLimit));
+    m_record->queue = std::move(ranked);
+}
+
+void SchedContext::recordPlacement(int job, const std::vector<GpuSlot>& slots, std::vector<float> affinity,
+                                   std::string reason, std::vector<float> affinityVar)
+{
+    if (!m_record || int(m_record->placements.size()) >= m_sim.m_cfg.logPlacementLimit)
+        return;
+    PlacementRecord pr;
+    pr.job = job;
+    pr.slots = slots;
+    pr.reason = std::move(reason);
+    const int M = m_sim.m_cluster.machineCount();
+    if (!affinity.empty() && M > m_sim.m_cfg.denseAffinityMaxMachines) {
+        // keep the best K machines only
+        std::vector<uint32_t> idx(affinity.size());
+        for (size_t i = 0; i < idx.size(); ++i)
+            idx[i] = uint32_t(i);
+        const size_t k = std::min(idx.size(), size_t(m_sim.m_cfg.sparseAffinityTopK));
+        std::partial_sort(idx.begin(), idx.begin() + long(k), idx.end(), [&](uint32_t a, uint32_t b) {
+            if (affinity[a] != affinity[b])
+                return affinity[a] > affinity[b];
+            return a < b;
+        });
+        idx.resize(k);
+        std::sort(idx.begin(), idx.end());
+        for (uint32_t i : idx) {
+            pr.affinity.push_back(affinity[i]);
+            if (!affinityVar.empty())
+                pr.affinityVar.push_back(affinityVar[i]);
+        }
+        pr.machines = std::move(idx);
+    } else {
+        pr.affinity = std::move(affinity);
+        pr.affinityVar = std::move(affinityVar);
+    }
+    // replace an earlier record of the same job (e.g. made by start() with only a reason)
+    for (auto& p : m_record->placements)
+        if (p.job == job && p.slots == slots && p.affinity.empty()) {
+            p = std::move(pr);
+            return;
+        }
+    m_record->placements.push_back(std::move(pr));
+}
+
+// ------------------------------------------------------------------------------------------------ Simulator
+Simulator::Simulator(const ClusterSpec& cluster, const Trace& trace, Scheduler& policy, RunConfig cfg,
+                     const ThroughputTable* table)
+    : m_cluster(cluster), m_trace(trace), m_policy(policy), m_cfg(cfg),
+      m_perf(cluster, trace, cfg.perf, cfg.seed, table), m_state(cluster), m_policyRng(cfg.seed * 0x2545F4914F6CDD1DULL + 7),
+      m_setup{cluster, trace, m_perf, m_cfg}, m_ctx(*this)
+{
+}
+
+Simulator::~Simulator() = default;
+
+void Simulator::addObserver(SimObserver* obs) { m_obs.push_back(obs); }
+
+std::string Simulator::validateStart(int j, const std::vector<GpuSlot>& slots) const
+{
+    if (j < 0 || size_t(j) >= m_rt.size())
+        return "no such job";
+    const JobRuntime& r = m_rt[size_t(j)];
+    if (r.status != JobStatus::Pending)
+        return std::string("job is ") + toString(r.status) + ", not pending";
+    const Job& jb = m_trace.jobs[size_t(j)];
+    if (int(slots.size()) != jb.wholeGpus())
+        return "needs " + std::to_string(jb.wholeGpus()) + " GPU(s), got " + std::to_string(slots.size());
+    for (const GpuSlot& s : slots) {
+        if (s.gpu < 0 || s.gpu >= m_cluster.totalGpus())
+            return "GPU " + std::to_string(s.gpu) + " does not exist";
+        if (s.milli != jb.milli())
+            return "share " + std::to_string(s.milli) + " on GPU " + std::to_string(s.gpu) + " != demand "
+                + std::to_string(jb.milli());
+        const int type = m_cluster.machines[size_t(m_cluster.machineOfGpu(s.gpu))].type;
+        if (!((r.typeMask >> type) & 1ULL))
+            return "GPU " + std::to_string(s.gpu) + " is of a type the job may not use";
+    }
+    if (!m_state.canAllocate(slots))
+        return "GPUs are busy or listed twice (double booking)";
+    return {};
+}
+
+void Simulator::begin()
+{
+    m_started = true;
+    const size_t n = m_trace.jobs.size();
+    m_rt.assign(n, JobRuntime {});
+    m_runningPos.assign(n, -1);
+    m_machineJobs.assign(size_t(m_cluster.machineCount()), {});
+    m_machineMark.assign(size_t(m_cluster.machineCount()), 0);
+    m_switchMark.assign(m_cluster.switches.size(), 0);
+    // resolve GPU-type constraints ('|'-separated type names) to bit masks over the cluster's types
+    m_specMask.assign(m_trace.gpuSpecs.size(), 0);
+    for (size_t s = 0; s < m_trace.gpuSpecs.size(); ++s) {
+        const std::string& spec = m_trace.gpuSpecs[s];
+        size_t p = 0;
+        while (p <= spec.size()) {
+            size_t q = spec.find('|', p);
+            if (q == std::string::npos)
+                q = spec.size();
+            const int t = m_cluster.typeIndex(std::string_view(spec).substr(p, q - p));
+            if (t >= 0)
+                m_specMask[s] |= 1ULL << t;
+            p = q + 1;
+        }
+    }
+    for (size_t j = 0; j < n; ++j) {
+        JobRuntime& r = m_rt[j];
+        r.remaining = m_trace.jobs[j].duration;
+        const int spec = m_trace.jobs[j].gpuSpec;
+        r.typeMask = spec >= 0 ? m_specMask[size_t(spec)] : ~0ULL;
+    }
+    m_policy.reset(m_setup);
+    for (SimObserver* o : m_obs)
+        o->onRunStart(m_setup);
+}
+
+void Simulator::arrive(int j)
+{
+    JobRuntime& r = m_rt[size_t(j)];
+    const Job& jb = m_trace.jobs[size_t(j)];
+    for (SimObserver* o : m_obs)
+        o->onJobArrived(m_now, j);
+    // Jobs that no placement could ever satisfy are rejected at once (else the run would never end).
+    int capacity = 0;
+    for (size_t t = 0; t < m_cluster.types.size(); ++t)
+        if ((r.typeMask >> t) & 1ULL)
+            capacity += m_typeGpus[t];
+    const int largest = capacity;
+    std::string why;
+    if (r.typeMask == 0 || capacity == 0)
+        why = "no GPU of an allowed type in the cluster";
+    else if (jb.wholeGpus() > largest)
+        why = "demands " + std::to_string(jb.wholeGpus()) + " GPUs, the cluster has " + std::to_string(largest)
+            + " of the allowed types";
+    if (!why.empty()) {
+        r.status = JobStatus::Rejected;
+        for (SimObserver* o : m_obs)
+            o->onJobRejected(m_now, j, why);
+        return;
+    }
+    r.status = JobStatus::Pending;
+    r.enqueuedAt = m_now;
+    r.queueSeq = ++m_queueSeq;
+    m_pending.push(j, r.queueSeq);
+    if (m_cfg.recordDecisions)
+        m_arrivedNow.push_back(j);
+}
+
+void Simulator::bringUpToDate(int j)
+{
+    JobRuntime& r = m_rt[size_t(j)];
+    if (r.status != JobStatus::Running)
+        return;
+    const double from = std::max(r.lastUpdate, r.resumeAt);
+    if (m_now > from)
+        r.remaining = std::max(0.0, r.remaining - (m_now - from) * r.rate);
+    r.lastUpdate = std::max(m_now, r.lastUpdate);
+}
+
+void Simulator::scheduleCompletion(int j)
+{
+    JobRuntime& r = m_rt[size_t(j)];
+    ++r.version;
+    const double t = std::max(m_now, r.resumeAt) + r.remaining / std::max(r.rate, 1e-12);
+    m_heap.push({t, 0, j, r.version});
+}
+
+void Simulator::refreshRatesOn(const std::vector<GpuSlot>& slots, int except)
+{
+    if (m_cfg.perf.ideal || m_cfg.perf.interference <= 0)
+        return;
+    std::vector<int> touched;
+    for (const GpuSlot& g : slots) {
+        const int m = m_cluster.machineOfGpu(g.gpu);
+        for (int other : m_machineJobs[size_t(m)])
+            if (other != except && std::find(touched.begin(), touched.end(), other) == touched.end())
+                touched.push_back(other);
+    }
+    for (int o : touched) {
+        JobRuntime& r = m_rt[size_t(o)];
+        int co = 0;
+        int lastM = -1;
+        for (const GpuSlot& g : r.slots) {
+            const int m = m_cluster.machineOfGpu(g.gpu);
+            if (m == lastM)
+                continue;
+            lastM = m;
+            co = std::max(co, int(m_machineJobs[size_t(m)].size()) - 1);
+        }
+        if (co == r.coRunners)
+            continue;
+        bringUpToDate(o);
+        r.coRunners = co;
+        r.rate = r.baseRate / (1.0 + m_cfg.perf.interference * co);
+        scheduleCompletion(o);
+    }
+}
+
+void Simulator::stopJob(int j, bool finished)
+{
+    JobRuntime& r = m_rt[size_t(j)];
+    const Job& jb = m_trace.jobs[size_t(j)];
+    bringUpToDate(j);
+    const double ran = std::max(0.0, m_now - r.lastStart);
+    r.executed += ran;
+    r.attained += jb.gpus * ran;
+    m_state.release(j, r.slots);
+    // remove from the running list (swap-remove) and from the machines' job lists
+    const int pos = m_runningPos[size_t(j)];
+    const int last = m_running.back();
+    m_running[size_t(pos)] = last;
+    m_runningPos[size_t(last)] = pos;
+    m_running.pop_back();
+    m_runningPos[size_t(j)] = -1;
+    int lastM = -1;
+    for (const GpuSlot& g : r.slots) {
+        const int m = m_cluster.machineOfGpu(g.gpu);
+        if (m == lastM)
+            continue;
+        lastM = m;
+        auto& v = m_machineJobs[size_t(m)];
+        auto it = std::find(v.begin(), v.end(), j);
+        if (it != v.end())
+            v.erase(it);
+    }
+    ++r.version; // any queued completion for this segment is stale now
+    if (finished) {
+        r.status = JobStatus::Done;
+        r.end = m_now;
+        r.remaining = 0;
+        ++m_completed;
+        if (m_cfg.recordDecisions)
+            m_finishedNow.push_back(j);
+    } else {
+        r.status = JobStatus::Pending;
+        ++r.preemptions;
+        r.enqueuedAt = m_now;
+        r.queueSeq = ++m_queueSeq;
+        m_pending.push(j, r.queueSeq);
+    }
+    for (SimObserver* o : m_obs)
+        o->onJobStopped(m_now, j, r, finished);
+    m_policy.onJobStopped(j, m_now, finished, r);
+    std::vector<GpuSlot> released;
+    released.swap(r.slots);
+    if (!released.empty())
+        refreshRatesOn(released, j);
+}
+
+void Simulator::complete(int j) { stopJob(j, true); }
+
+void Simulator::finishRun()
+{
+    for (int j : std::vector<int>(m_running)) {
+        JobRuntime& r = m_rt[size_t(j)];
+        bringUpToDate(j);
+        const double ran = std::max(0.0, m_now - r.lastStart);
+        r.executed += ran;
+        r.attained += m_trace.jobs[size_t(j)].gpus * ran;
+        m_state.release(j, r.slots);
+        r.status = JobStatus::Unfinished;
+        for (SimObserver* o : m_obs)
+            o->onJobStopped(m_now, j, r, false);
+        r.slots.clear();
+    }
+    m_running.clear();
+    for (JobRuntime& r : m_rt)
+        if (r.status == JobStatus::Pending || r.status == JobStatus::Future)
+            r.status = JobStatus::Unfinished;
+    m_finished = true;
+    for (SimObserver* o : m_obs)
+        o->onRunEnd(m_now);
+}
+
+bool Simulator::step()
+{
+    if (m_finished)
+        return false;
+    if (!m_started) {
+        m_typeGpus.assign(m_cluster.types.size(), 0);
+        for (const Machine& mc : m_cluster.machines)
+            m_typeGpus[size_t(mc.type)] += mc.gpus;
+        begin();
+    }
+    // drop stale heap entries
+    while (!m_heap.empty()) {
+        const Event& e = m_heap.top();
+        if (e.kind == 0 && (m_rt[size_t(e.job)].status != JobStatus::Running || m_rt[size_t(e.job)].version != e.version)) {
+            m_heap.pop();
+            continue;
+        }
+        if (e.kind == 2 && e.time <= m_now && m_decisions > 0) {
+            m_heap.pop();
+            --m_pendingWakes;
+            continue;
+        }
+        break;
+    }
+    double t = kInf;
+    if (!m_heap.empty())
+        t = m_heap.top().time;
+    if (m_nextArrival < m_trace.jobs.size())
+        t = std::min(t, m_trace.jobs[m_nextArrival].submit);
+    if (!std::isfinite(t) || t > m_cfg.maxTime) {
+        if (std::isfinite(m_cfg.maxTime) && t > m_cfg.maxTime)
+            m_now = std::max(m_now, m_cfg.maxTime);
+        finishRun();
+        return false;
+    }
+    m_now = std::max(m_now, t);
+
+    const bool rec = m_cfg.recordDecisions;
+    if (rec) {
+        m_record = DecisionRecord {};
+        m_record.index = uint32_t(m_decisions);
+        m_record.time = m_now;
+        m_arrivedNow.clear();
+        m_finishedNow.clear();
+    }
+    // completions first, then arrivals, then wake-ups, all at this time point
+    while (!m_heap.empty() && m_heap.top().time <= m_now && m_heap.top().kind == 0) {
+        const Event e = m_heap.top();
+        m_heap.pop();
+        ++m_events;
+        if (m_rt[size_t(e.job)].status == JobStatus::Running && m_rt[size_t(e.job)].version == e.version)
+            complete(e.job);
+    }
+    while (m_nextArrival < m_trace.jobs.size() && m_trace.jobs[m_nextArrival].submit <= m_now) {
+        ++m_events;
+        arrive(int(m_nextArrival++));
+    }
+    while (!m_heap.empty() && m_heap.top().time <= m_now) {
+        const Event e = m_heap.top();
+        m_heap.pop();
+        if (e.kind == 0) {
+            // a completion made due by an arrival-time rate change; handle it now
+            if (m_rt[size_t(e.job)].status == JobStatus::Running && m_rt[size_t(e.job)].version == e.version) {
+                ++m_events;
+                complete(e.job);
+            }
+        } else {
+            ++m_events;
+            --m_pendingWakes;
+        }
+    }
+
+    // decide
+    m_ctx.m_record = rec ? &m_record : nullptr;
+    if (m_pending.size() > 0 || !m_running.empty())
+        m_policy.schedule(m_ctx);
+    m_ctx.m_record = nullptr;
+    m_pending.compactIfSparse([this](const PendingQueue::Entry& e) {
+        const JobRuntime& r = m_rt[size_t(e.job)];
+        return r.status == JobStatus::Pending && r.queueSeq == e.seq;
+    });
+    if (rec) {
+        m_record.arrived = m_arrivedNow;
+        m_record.finished = m_finishedNow;
+        if (m_record.queue.empty() && m_record.queueLength == 0) {
+            // the policy recorded no ranking: log the queue as it stands (after this decision)
+            m_ctx.forEachPending([&](int j) {
+                if (int(m_record.queue.size()) < m_cfg.logQueueLimit)
+                    m_record.queue.push_back({j, kNoScore, kNoScore, kNoScore});
+                ++m_record.queueLength;
+                return true;
+            });
+        }
+        for (SimObserver* o : m_obs)
+            o->onDecision(m_record);
+    }
+    ++m_decisions;
+    if (m_cfg.checkInvariants) {
+        const std::string err = m_state.checkConsistency();
+        if (!err.empty())
+            throw std::logic_error("invariant violated at t=" + std::to_string(m_now) + ": " + err);
+    }
+    // Deadlock: nothing running, nothing will arrive or wake us, yet jobs wait: they can never run.
+    if (m_running.empty() && m_nextArrival >= m_trace.jobs.size() && m_pending.size() > 0) {
+        if (m_pendingWakes == 0) {
+            finishRun();
+            return false;
+        }
+    }
+    return true;
+}
+
+bool Simulator::run(const std::function<bool(double)>& progress)
+{
+    const double n = std::max<size_t>(1, m_trace.jobs.size());
+    uint64_t k = 0;
+    while (step()) {
+        if (progress && (++k & 1023) == 0) {
+            const double frac = double(m_completed) / n;
+            if (!progress(std::min(1.0, frac)))
+                return false;
+        }
+    }
+    if (progress)
+        progress(1.0);
+    return true;
+}
+
+} // namespace ss

@@ -1,0 +1,285 @@
+#pragma once
+// The discrete-event engine. Events: arrivals, completions, and wake-ups a policy asks for (rounds,
+// leases, queue-threshold crossings). At each decision point the policy gets a SchedContext: a read-only
+// view of the cluster and jobs plus validated actions (start, preempt, wakeAt). Observers (metrics, logs)
+// subscribe to what happens; the engine computes no reports itself.
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <queue>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/clusterspec.h"
+#include "model/job.h"
+#include "model/rng.h"
+#include "perf/perfmodel.h"
+#include "sim/clusterstate.h"
+#include "sim/decisionlog.h"
+
+namespace ss {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+enum class JobStatus : uint8_t { Future, Pending, Running, Done, Rejected, Unfinished };
+const char* toString(JobStatus s);
+
+/// What the engine knows about a job while it runs. Work is in reference-seconds.
+struct JobRuntime {
+    JobStatus status = JobStatus::Future;
+    double remaining = 0;    ///< reference-seconds of work left (as of lastUpdate)
+    double rate = 0;         ///< reference-seconds of work per wall second while running
+    double baseRate = 0;     ///< rate before co-location interference (fixed for a placement)
+    int coRunners = 0;       ///< other jobs on the busiest machine of the placement
+    double lastUpdate = 0;   ///< time `remaining` was last brought up to date
+    double resumeAt = 0;     ///< while restoring a checkpoint, no progress before this time
+    double firstStart = -1;
+    double lastStart = -1;
+    double end = -1;
+    double executed = 0;     ///< wall seconds spent running (before the current run segment)
+    double attained = 0;     ///< GPU-seconds of service (before the current run segment)
+    double enqueuedAt = 0;   ///< when the job last joined the pending queue
+    int preemptions = 0;
+    int machines = 0;        ///< machines spanned by the current placement
+    uint32_t version = 0;    ///< bumps when the completion time changes (stale heap entries are skipped)
+    uint32_t queueSeq = 0;   ///< entry id in the pending queue
+    uint64_t typeMask = ~0ULL; ///< GPU types this job may use (bit = ClusterSpec type index)
+    std::vector<GpuSlot> slots; ///< GPUs held while running
+
+    /// Wall seconds run so far, including the current segment, at time `now`.
+    double executedAt(double now) const;
+    /// GPU-seconds attained so far, including the current segment, at time `now`.
+    double attainedAt(double now, double gpus) const;
+    /// Work left at `now` (reference-seconds).
+    double remainingAt(double now) const;
+};
+
+struct RunConfig {
+    uint64_t seed = 1;
+    PerfConfig perf;
+    bool recordDecisions = false;  ///< build DecisionRecords for observers (costs time on big runs)
+    int logQueueLimit = 1000;      ///< queued jobs kept per record (highest priority first)
+    int logPlacementLimit = 64;    ///< placement attempts kept per record
+    int denseAffinityMaxMachines = 512; ///< up to this many machines, every machine's affinity is kept
+    int sparseAffinityTopK = 32;   ///< above it, only the best K machines are kept
+    double maxTime = kInf;         ///< stop the clock here (jobs still running become Unfinished)
+    bool checkInvariants = false;  ///< full consistency check after every decision (tests)
+};
+
+class Simulator;
+class SchedContext;
+
+/// A policy invalid action (double booking, unknown job, ...) — a bug in the policy.
+class PolicyError : public std::logic_error {
+public:
+    using std::logic_error::logic_error;
+};
+
+/// What a run is made of, handed to policies and observers at the start.
+struct SimSetup {
+    const ClusterSpec& cluster;
+    const Trace& trace;
+    const PerfModel& perf;
+    const RunConfig& config;
+};
+
+/// A scheduling policy. One instance per run; it may keep per-run state (no globals).
+class Scheduler {
+public:
+    virtual ~Scheduler() = default;
+    virtual std::string name() const = 0;
+    /// Called once before the first event.
+    virtual void reset(const SimSetup& setup) {}
+    /// Decide at one decision point: start and preempt jobs through ctx, record scores when ctx.recording().
+    virtual void schedule(SchedContext& ctx) = 0;
+    /// A job left the cluster (finished = true) or was preempted.
+    virtual void onJobStopped(int job, double now, bool finished, const JobRuntime& rt) {}
+    /// A job was started by this policy and its realised rate is known (for learning policies).
+    virtual void onJobStarted(int job, double now, const JobRuntime& rt) {}
+};
+
+/// Subscribers to what the engine does (metrics, logs, the GUI).
+class SimObserver {
+public:
+    virtual ~SimObserver() = default;
+    virtual void onRunStart(const SimSetup& setup) {}
+    virtual void onJobArrived(double t, int job) {}
+    virtual void onJobRejected(double t, int job, std::string_view why) {}
+    virtual void onJobStarted(double t, int job, const JobRuntime& rt) {}
+    /// Preempted (finished = false) or completed; rt.slots still lists the GPUs it released.
+    virtual void onJobStopped(double t, int job, const JobRuntime& rt, bool finished) {}
+    virtual void onDecision(const DecisionRecord& record) {}
+    virtual void onRunEnd(double t) {}
+};
+
+/// A pending queue in enqueue order with O(1) amortised removal (stale entries are skipped).
+class PendingQueue {
+public:
+    struct Entry {
+        int job;
+        uint32_t seq;
+    };
+    void push(int job, uint32_t seq) { m_items.push_back({job, seq}); ++m_live; }
+    void markRemoved() { --m_live; }
+    int size() const { return m_live; }
+    bool empty() const { return m_live == 0; }
+    const std::vector<Entry>& raw() const { return m_items; }
+    template <class Live> void compactIfSparse(Live isLive)
+    {
+        if (m_items.size() < 64 || size_t(m_live) * 2 > m_items.size())
+            return;
+        size_t w = 0;
+        for (const Entry& e : m_items)
+            if (isLive(e))
+                m_items[w++] = e;
+        m_items.resize(w);
+    }
+private:
+    std::vector<Entry> m_items;
+    int m_live = 0;
+};
+
+/// A policy's view of one decision point, and its only way to act.
+class SchedContext {
+public:
+    double now() const;
+    const ClusterSpec& cluster() const;
+    const ClusterState& state() const;
+    const Trace& trace() const;
+    const PerfModel& perf() const;
+    const RunConfig& config() const;
+    int jobCount() const;
+    const Job& job(int j) const;
+    const JobRuntime& rt(int j) const;
+    /// Pending jobs in the order they joined the queue (oldest first).
+    std::vector<int> pendingJobs() const;
+    int pendingCount() const;
+    /// Calls f(job) for each pending job in queue order; f returns false to stop early. No allocation.
+    template <class F> void forEachPending(F f) const;
+    const std::vector<int>& runningJobs() const;
+    /// The policy's own random stream (independent of the performance model's).
+    Rng& rng();
+
+    /// Start a pending job on `slots`. Throws PolicyError if the slots are invalid, busy, of a type the job
+    /// may not use, or do not match the job's demand. Returns the job's rate.
+    double start(int job, std::vector<GpuSlot> slots, std::string_view reason = {});
+    /// Stop a running job and put it back in the queue (its remaining work is kept).
+    void preempt(int job);
+    /// Ask for a decision point at time t (e.g. the next round or a queue-threshold crossing).
+    void wakeAt(double t);
+
+    // --- scores for the decision log (only when recording(); cheap no-ops otherwise) ---
+    bool recording() const { return m_record != nullptr; }
+    /// The queue as ordered, highest priority first, with the scores used.
+    void recordQueue(std::vector<ScoredJob> ranked);
+    /// A placement attempt with one affinity score per machine (dense, machine id order); slots empty = failed.
+    void recordPlacement(int job, const std::vector<GpuSlot>& slots, std::vector<float> affinity,
+                         std::string reason, std::vector<float> affinityVar = {});
+
+private:
+    friend class Simulator;
+    explicit SchedContext(Simulator& sim) : m_sim(sim) {}
+    Simulator& m_sim;
+    DecisionRecord* m_record = nullptr;
+};
+
+/// The discrete-event simulator of one run.
+class Simulator {
+public:
+    /// The trace must be sorted by submit time (Trace::sortBySubmit). Keeps references to its arguments.
+    Simulator(const ClusterSpec& cluster, const Trace& trace, Scheduler& policy, RunConfig cfg,
+              const ThroughputTable* table = nullptr);
+    ~Simulator();
+    void addObserver(SimObserver* obs);
+
+    /// Process the next time point (events + one decision). Returns false once the run is over.
+    bool step();
+    /// Run to the end. `progress(fraction)` is called now and then; returning false cancels (returns false).
+    bool run(const std::function<bool(double)>& progress = {});
+
+    double now() const { return m_now; }
+    bool finished() const { return m_finished; }
+    const ClusterState& state() const { return m_state; }
+    const JobRuntime& rt(int j) const { return m_rt[size_t(j)]; }
+    const PerfModel& perf() const { return m_perf; }
+    uint64_t eventsProcessed() const { return m_events; }
+    uint64_t decisions() const { return m_decisions; }
+    int completedJobs() const { return m_completed; }
+    int pendingCount() const { return m_pending.size(); }
+    int runningCount() const { return int(m_running.size()); }
+
+private:
+    friend class SchedContext;
+    struct Event {
+        double time;
+        int kind; // 0 = completion, 1 = arrival, 2 = wake-up (completions first at equal times)
+        int job;
+        uint32_t version;
+        bool operator>(const Event& o) const
+        {
+            if (time != o.time)
+                return time > o.time;
+            if (kind != o.kind)
+                return kind > o.kind;
+            return job > o.job;
+        }
+    };
+
+    const ClusterSpec& m_cluster;
+    const Trace& m_trace;
+    Scheduler& m_policy;
+    RunConfig m_cfg;
+    PerfModel m_perf;
+    ClusterState m_state;
+    Rng m_policyRng;
+    SimSetup m_setup;
+    SchedContext m_ctx;
+    std::vector<JobRuntime> m_rt;
+    std::vector<SimObserver*> m_obs;
+    std::priority_queue<Event, std::vector<Event>, std::greater<Event>> m_heap;
+    PendingQueue m_pending;
+    std::vector<int> m_running;
+    std::vector<int> m_runningPos;
+    std::vector<uint64_t> m_specMask; // per Trace::gpuSpecs entry
+    std::vector<int> m_typeGpus;      // GPUs per cluster type
+    std::vector<std::vector<int>> m_machineJobs; // running jobs with a share on each machine
+    std::vector<int> m_machineScratch, m_switchScratch;
+    std::vector<char> m_machineMark, m_switchMark;
+    size_t m_nextArrival = 0;
+    double m_now = 0;
+    int m_pendingWakes = 0;
+    uint64_t m_events = 0;
+    uint64_t m_decisions = 0;
+    int m_completed = 0;
+    uint32_t m_queueSeq = 0;
+    bool m_started = false;
+    bool m_finished = false;
+    DecisionRecord m_record;
+    std::vector<int> m_arrivedNow, m_finishedNow;
+
+    void begin();
+    void arrive(int j);
+    void complete(int j);
+    void stopJob(int j, bool finished);
+    void scheduleCompletion(int j);
+    void bringUpToDate(int j);
+    void refreshRatesOn(const std::vector<GpuSlot>& slots, int except);
+    double computeRate(int j, bool drawNoise);
+    void finishRun();
+    std::string validateStart(int j, const std::vector<GpuSlot>& slots) const;
+};
+
+template <class F> void SchedContext::forEachPending(F f) const
+{
+    for (const auto& e : m_sim.m_pending.raw()) {
+        const JobRuntime& r = m_sim.m_rt[size_t(e.job)];
+        if (r.status == JobStatus::Pending && r.queueSeq == e.seq)
+            if (!f(e.job))
+                return;
+    }
+}
+
+} // namespace ss

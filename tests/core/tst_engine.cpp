@@ -1,0 +1,445 @@
+// Engine properties: exact timing under the ideal model, no double booking, every job ends once, fees add
+// up, preemption keeps work, interference, fractional sharing, type constraints, determinism, log replay.
+#include <QtTest>
+
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "metrics/metrics.h"
+#include "sim/decisionlog.h"
+#include "sim/engine.h"
+
+using namespace ss;
+
+namespace {
+
+// A deliberately simple test scheduler: strict FIFO, lowest-id GPUs first. Independent of core/policy.
+class TestFifo : public Scheduler {
+public:
+    std::string name() const override { return "test-fifo"; }
+    void schedule(SchedContext& ctx) override
+    {
+        std::vector<ScoredJob> ranked;
+        ctx.forEachPending([&](int j) {
+            const Job& job = ctx.job(j);
+            std::vector<GpuSlot> slots;
+            for (int g = 0; g < ctx.cluster().totalGpus() && int(slots.size()) < job.wholeGpus(); ++g) {
+                const int type = ctx.cluster().machines[size_t(ctx.cluster().machineOfGpu(g))].type;
+                if (ctx.state().gpuFreeMilli(g) >= job.milli() && ((ctx.rt(j).typeMask >> type) & 1))
+                    slots.push_back({g, job.milli()});
+            }
+            ranked.push_back({j, float(-j)});
+            if (int(slots.size()) < job.wholeGpus())
+                return false; // strict FIFO: stop at the first job that does not fit
+            std::vector<float> aff(size_t(ctx.cluster().machineCount()), 0.f);
+            ctx.recordPlacement(j, slots, aff, "test");
+            ctx.start(j, slots, "test");
+            return true;
+        });
+        ctx.recordQueue(ranked);
+    }
+};
+
+// Preempts every running job once at a fixed time (to test preemption bookkeeping).
+class PreemptOnce : public TestFifo {
+public:
+    double at = 50;
+    bool done = false;
+    void schedule(SchedContext& ctx) override
+    {
+        if (!done && ctx.now() >= at) {
+            done = true;
+            for (int j : std::vector<int>(ctx.runningJobs()))
+                ctx.preempt(j);
+        }
+        TestFifo::schedule(ctx);
+        if (!done)
+            ctx.wakeAt(at);
+    }
+};
+
+// Tries to double-book GPU 0.
+class DoubleBooker : public Scheduler {
+public:
+    std::string name() const override { return "double-booker"; }
+    void schedule(SchedContext& ctx) override
+    {
+        for (int j : ctx.pendingJobs())
+            ctx.start(j, {{0, 1000}});
+    }
+};
+
+ClusterSpec smallCluster(int machines = 2, int gpus = 2)
+{
+    ClusterSpec c;
+    c.name = "test";
+    c.types = {{"A", 2.0, 16, 1.0}, {"B", 1.0, 16, 0.5}};
+    c.switches = {{"s0", 100}, {"s1", 100}};
+    for (int m = 0; m < machines; ++m)
+        c.machines.push_back({"m" + std::to_string(m), m % 2, gpus, 8, 64, m % 2, 25});
+    c.finalize();
+    return c;
+}
+
+Trace trace(const std::vector<std::tuple<double, double, double>>& jobs) // submit, gpus, duration
+{
+    Trace t;
+    t.name = "t";
+    int64_t id = 0;
+    for (auto [s, g, d] : jobs) {
+        Job j;
+        j.id = id++;
+        j.submit = s;
+        j.gpus = g;
+        j.duration = d;
+        t.jobs.push_back(j);
+    }
+    return t;
+}
+
+RunConfig idealCfg()
+{
+    RunConfig c;
+    c.perf.ideal = true;
+    c.checkInvariants = true;
+    return c;
+}
+
+// Records every start/stop to check "no GPU double-booked" and "every job ends once" independently.
+class Auditor : public SimObserver {
+public:
+    std::map<int, int> gpuHolders; // gpu -> milli held
+    std::map<int, int> ends;
+    std::string error;
+    void onJobStarted(double, int job, const JobRuntime& rt) override
+    {
+        for (const GpuSlot& s : rt.slots) {
+            gpuHolders[s.gpu] += s.milli;
+            if (gpuHolders[s.gpu] > 1000)
+                error = "GPU " + std::to_string(s.gpu) + " over-booked";
+        }
+    }
+    void onJobStopped(double, int job, const JobRuntime& rt, bool finished) override
+    {
+        for (const GpuSlot& s : rt.slots)
+            gpuHolders[s.gpu] -= s.milli;
+        if (finished)
+            ++ends[job];
+    }
+};
+
+} // namespace
+
+class TstEngine : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void idealTimesAreExact()
+    {
+        // 4 GPUs; job0 takes all 4 for 100 s, job1 (2 GPUs) waits for it, job2 (1 GPU) waits behind job1 (FIFO)
+        const ClusterSpec c = smallCluster();
+        const Trace t = trace({{0, 4, 100}, {10, 2, 50}, {20, 1, 30}});
+        TestFifo p;
+        Simulator sim(c, t, p, idealCfg());
+        MetricsCollector mc;
+        sim.addObserver(&mc);
+        QVERIFY(sim.run());
+        QCOMPARE(mc.jobs()[0].start, 0.0);
+        QCOMPARE(mc.jobs()[0].end, 100.0);
+        QCOMPARE(mc.jobs()[1].start, 100.0);
+        QCOMPARE(mc.jobs()[1].end, 150.0);
+        QCOMPARE(mc.jobs()[2].start, 100.0);
+        QCOMPARE(mc.jobs()[2].end, 130.0);
+        const Summary s = mc.summary();
+        QCOMPARE(s.finished, 3);
+        QCOMPARE(s.meanJctMin, ((100.0 - 0) + (150.0 - 10) + (130.0 - 20)) / 3.0 / 60.0);
+        QCOMPARE(s.makespanH, 150.0 / 3600.0);
+    }
+
+    void feesAddUp()
+    {
+        // type A ($2/h) on machine 0 (GPUs 0-1), type B ($1/h, speed 0.5) on machine 1 (GPUs 2-3)
+        const ClusterSpec c = smallCluster();
+        const Trace t = trace({{0, 3, 3600}});
+        TestFifo p;
+        RunConfig cfg;
+        cfg.perf.crossMachine = 0;
+        cfg.perf.crossSwitch = 0;
+        cfg.perf.interference = 0;
+        Simulator sim(c, t, p, cfg);
+        MetricsCollector mc;
+        sim.addObserver(&mc);
+        QVERIFY(sim.run());
+        // synchronous job: runs at the pace of its slowest GPU (0.5) => 7200 s; 2 GPUs x $2 + 1 x $1 for 2 h
+        QCOMPARE(mc.jobs()[0].end, 7200.0);
+        QCOMPARE(mc.jobs()[0].fee, (2 * 2.0 + 1 * 1.0) * 2.0);
+        QCOMPARE(mc.summary().totalFeeUsd, 10.0);
+        QCOMPARE(mc.jobs()[0].gpuSeconds, 3 * 7200.0);
+    }
+
+    void commAndInterferenceSlowdown()
+    {
+        const ClusterSpec c = smallCluster(4, 2);
+        RunConfig cfg;
+        cfg.perf.typeSpeed = false;
+        cfg.perf.crossMachine = 0.5;
+        cfg.perf.crossSwitch = 0;
+        cfg.perf.interference = 0;
+        // 3 GPUs span machines 0 and 1 => 1.5x time
+        {
+            const Trace t = trace({{0, 3, 100}});
+            TestFifo p;
+            Simulator sim(c, t, p, cfg);
+            MetricsCollector mc;
+            sim.addObserver(&mc);
+            sim.run();
+            QCOMPARE(mc.jobs()[0].end, 150.0);
+        }
+        // interference: two 1-GPU jobs on machine 0 slow each other by 20% while together
+        cfg.perf.crossMachine = 0;
+        cfg.perf.interference = 0.25;
+        {
+            const Trace t = trace({{0, 1, 100}, {0, 1, 100}});
+            TestFifo p;
+            Simulator sim(c, t, p, cfg);
+            MetricsCollector mc;
+            sim.addObserver(&mc);
+            sim.run();
+            QCOMPARE(mc.jobs()[0].end, 125.0);
+            QCOMPARE(mc.jobs()[1].end, 125.0);
+        }
+    }
+
+    void preemptionKeepsWorkAndChargesOverhead()
+    {
+        const ClusterSpec c = smallCluster();
+        const Trace t = trace({{0, 1, 100}});
+        PreemptOnce p;
+        RunConfig cfg = idealCfg();
+        cfg.perf.ideal = false;
+        cfg.perf.typeSpeed = false;
+        cfg.perf.interference = 0;
+        cfg.perf.preemptOverhead = 7;
+        Simulator sim(c, t, p, cfg);
+        MetricsCollector mc;
+        sim.addObserver(&mc);
+        QVERIFY(sim.run());
+        // runs 0..50, preempted, restarts at 50 with 7 s restore, 50 s of work left => ends at 107
+        QCOMPARE(mc.jobs()[0].preemptions, 1);
+        QCOMPARE(mc.jobs()[0].end, 107.0);
+        QCOMPARE(sim.rt(0).executed, 107.0);
+    }
+
+    void doubleBookingIsRefused()
+    {
+        const ClusterSpec c = smallCluster();
+        const Trace t = trace({{0, 1, 10}, {0, 1, 10}});
+        DoubleBooker p;
+        Simulator sim(c, t, p, idealCfg());
+        QVERIFY_THROWS_EXCEPTION(PolicyError, sim.run());
+    }
+
+    void fractionalJobsShareAGpu()
+    {
+        const ClusterSpec c = smallCluster(1, 1);
+        const Trace t = trace({{0, 0.5, 100}, {0, 0.5, 100}, {0, 0.5, 100}});
+        TestFifo p;
+        Simulator sim(c, t, p, idealCfg());
+        MetricsCollector mc;
+        sim.addObserver(&mc);
+        QVERIFY(sim.run());
+        QCOMPARE(mc.jobs()[0].start, 0.0);
+        QCOMPARE(mc.jobs()[1].start, 0.0);
+        QCOMPARE(mc.jobs()[2].start, 100.0);
+        QCOMPARE(mc.jobs()[0].fee, 0.5 * 2.0 * 100.0 / 3600.0);
+    }
+
+    void typeConstraintsAndRejection()
+    {
+        const ClusterSpec c = smallCluster();
+        Trace t = trace({{0, 1, 100}, {0, 1, 100}, {0, 8, 100}});
+        t.gpuSpecs = {"B", "Z"};
+        t.jobs[0].gpuSpec = 0; // only type B (machine 1, GPUs 2-3)
+        t.jobs[1].gpuSpec = 1; // a type the cluster does not have: rejected
+        TestFifo p;
+        Simulator sim(c, t, p, idealCfg());
+        Auditor au;
+        MetricsCollector mc;
+        sim.addObserver(&au);
+        sim.addObserver(&mc);
+        QVERIFY(sim.run());
+        QCOMPARE(mc.jobs()[0].status, JobStatus::Done);
+        QCOMPARE(mc.jobs()[1].status, JobStatus::Rejected);
+        QCOMPARE(mc.jobs()[2].status, JobStatus::Rejected); // 8 GPUs > 4 in the cluster
+        QCOMPARE(mc.summary().rejected, 2);
+    }
+
+    void randomRunsHoldEngineProperties()
+    {
+        Rng rng(42);
+        const ClusterSpec c = smallCluster(6, 4);
+        Trace t;
+        for (int i = 0; i < 400; ++i) {
+            Job j;
+            j.id = i;
+            j.submit = i * 5.0;
+            const double r = rng.uniform();
+            j.gpus = r < 0.2 ? 0.5 : r < 0.7 ? 1 : r < 0.9 ? 2 : 4;
+            j.duration = 10 + std::floor(rng.uniform() * 300);
+            t.jobs.push_back(j);
+        }
+        PreemptOnce p;
+        p.at = 700;
+        RunConfig cfg;
+        cfg.checkInvariants = true;
+        cfg.perf.fluctuationSd = 0.1;
+        cfg.perf.machineBiasSd = 0.1;
+        cfg.perf.preemptOverhead = 3;
+        Simulator sim(c, t, p, cfg);
+        Auditor au;
+        MetricsCollector mc;
+        sim.addObserver(&au);
+        sim.addObserver(&mc);
+        QVERIFY(sim.run());
+        QVERIFY2(au.error.empty(), au.error.c_str());
+        QCOMPARE(int(au.ends.size()), 400);
+        for (auto [job, n] : au.ends)
+            QCOMPARE(n, 1);
+        for (auto [gpu, held] : au.gpuHolders)
+            QCOMPARE(held, 0);
+        double fee = 0;
+        for (const JobRecord& r : mc.jobs()) {
+            QVERIFY(r.end >= r.start && r.start >= r.submit);
+            QVERIFY(r.queueing >= -1e-9 && r.queueing <= r.jct + 1e-9);
+            fee += r.fee;
+        }
+        QVERIFY(std::abs(fee - mc.summary().totalFeeUsd) < 1e-9);
+        QVERIFY(mc.summary().utilization > 0 && mc.summary().utilization <= 1.0);
+    }
+
+    void sameSeedSameResultsDifferentSeedDiffers()
+    {
+        const ClusterSpec c = smallCluster(4, 4);
+        Trace t;
+        for (int i = 0; i < 100; ++i)
+            t.jobs.push_back(Job {i, i * 20.0, double(1 + i % 4), 100.0 + i});
+        auto runWith = [&](uint64_t seed) {
+            TestFifo p;
+            RunConfig cfg;
+            cfg.seed = seed;
+            cfg.perf.fluctuationSd = 0.2;
+            Simulator sim(c, t, p, cfg);
+            MetricsCollector mc;
+            sim.addObserver(&mc);
+            sim.run();
+            std::vector<double> ends;
+            for (auto& r : mc.jobs())
+                ends.push_back(r.end);
+            return ends;
+        };
+        QCOMPARE(runWith(7), runWith(7));
+        QVERIFY(runWith(7) != runWith(8));
+    }
+
+    void decisionLogReplaysAndRoundTrips()
+    {
+        const ClusterSpec c = smallCluster(3, 2);
+        Trace t;
+        for (int i = 0; i < 40; ++i)
+            t.jobs.push_back(Job {i, i * 7.0, double(1 + i % 3), 30.0 + (i * 13) % 50});
+        PreemptOnce p;
+        p.at = 100;
+        RunConfig cfg = idealCfg();
+        cfg.recordDecisions = true;
+        Simulator sim(c, t, p, cfg);
+        struct Keep : SimObserver {
+            DecisionLog log;
+            std::vector<std::vector<int>> owners; // GPU owner after each decision
+            const Simulator* sim = nullptr;
+            void onDecision(const DecisionRecord& r) override { log.records.push_back(r); }
+        } keep;
+        keep.log.machineCount = c.machineCount();
+        keep.log.gpuCount = c.totalGpus();
+        sim.addObserver(&keep);
+        std::vector<std::vector<int>> truth;
+        while (sim.step()) {
+            std::vector<int> o;
+            for (int g = 0; g < c.totalGpus(); ++g)
+                o.push_back(sim.state().gpuOwner(g));
+            truth.push_back(o);
+        }
+        QCOMPARE(keep.log.records.size(), truth.size());
+        Replayer rp(keep.log);
+        for (int k : {0, 5, 17, 3, int(truth.size()) - 1, 10}) {
+            rp.seek(k);
+            for (int g = 0; g < c.totalGpus(); ++g) {
+                const auto& h = rp.holders()[size_t(g)];
+                QCOMPARE(h.empty() ? -1 : h.back().job, truth[size_t(k)][size_t(g)]);
+            }
+        }
+        // binary round trip
+        const QString path = QDir::temp().filePath("tst_engine_log.bin");
+        {
+            DecisionLogWriter w(path.toStdString(), c.machineCount(), c.totalGpus());
+            for (auto& r : keep.log.records)
+                w.write(r);
+            w.close();
+        }
+        const DecisionLog back = readDecisionLog(path.toStdString());
+        QCOMPARE(back.records.size(), keep.log.records.size());
+        for (size_t i = 0; i < back.records.size(); ++i) {
+            const auto& a = back.records[i];
+            const auto& b = keep.log.records[i];
+            QCOMPARE(a.time, b.time);
+            QCOMPARE(a.finished, b.finished);
+            QCOMPARE(a.preempted, b.preempted);
+            QCOMPARE(a.queue.size(), b.queue.size());
+            QCOMPARE(a.placements.size(), b.placements.size());
+            for (size_t k = 0; k < a.placements.size(); ++k) {
+                QVERIFY(a.placements[k].slots == b.placements[k].slots);
+                QCOMPARE(a.placements[k].affinity, b.placements[k].affinity);
+                QCOMPARE(a.placements[k].reason, b.placements[k].reason);
+            }
+        }
+        // corrupt file: clear error naming the file
+        {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::ReadWrite));
+            f.resize(f.size() - 3);
+        }
+        try {
+            readDecisionLog(path.toStdString());
+            QFAIL("truncated log accepted");
+        } catch (const std::runtime_error& e) {
+            QVERIFY(QString(e.what()).contains("tst_engine_log.bin"));
+            QVERIFY(QString(e.what()).contains("corrupt"));
+        }
+        QFile::remove(path);
+    }
+
+    void percentilesAndJain()
+    {
+        QCOMPARE(percentile({1, 2, 3, 4, 5}, 50), 3.0);
+        QCOMPARE(percentile({1, 2, 3, 4}, 50), 2.5);
+        QCOMPARE(percentile({10}, 95), 10.0);
+        QCOMPARE(jainIndex({1, 1, 1, 1}), 1.0);
+        QCOMPARE(jainIndex({1, 0, 0, 0}), 0.25);
+    }
+
+    void segmentTreeQueries()
+    {
+        MaxSegTree t;
+        t.init(10);
+        for (int i = 0; i < 10; ++i)
+            t.set(i, i % 4);
+        QCOMPARE(t.firstAtLeast(3), 3);
+        QCOMPARE(t.firstAtLeast(3, 4), 7);
+        QCOMPARE(t.firstAtLeast(4), -1);
+        QCOMPARE(t.argMax(), 3);
+        t.set(3, 0);
+        QCOMPARE(t.argMax(), 7);
+    }
+};
+
+QTEST_GUILESS_MAIN(TstEngine)
+#include "tst_engine.moc"
