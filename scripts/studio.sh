@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Sets up (Debian packages), builds and launches the studio on the bundled DAS case-study scenario.
+# Without a display (or with --headless) it runs the same scenario in the CLI and prints the comparison table.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/bootstrap.sh
+BUILD=${SCHEDSTUDIO_BUILD_DIR:-build}
+cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$BUILD" -j"$(nproc)"
+SCENARIO=sample-traces/das-case.scenario.json
+if [ "${1:-}" != "--headless" ] && [ -x "$BUILD/app/gui/schedstudio" ] && [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+  exec "$BUILD/app/gui/schedstudio" --scenario "$SCENARIO"
+fi
+echo "(no display or GUI: running the scenario headless)"
+exec "$BUILD/app/schedstudio-cli" compare --trace sample-traces/das-case.csv --cluster das-case \
+  --policies fifo+firstfit,fifo+loadbalance,drf+firstfit,drf+loadbalance,sjf+bestfit,las+consolidate,tetris --seeds 1,2,3
