@@ -99,6 +99,9 @@ int cmdGenerate(Args& a)
     g.arrivalsPerHour = a.getDouble("arrivals-per-hour", g.arrivalsPerHour);
     g.fractionalShare = a.getDouble("fractional", 0);
     g.deadlineShare = a.getDouble("deadlines", 0);
+    g.durationScale = a.getDouble("duration-scale", 1.0);
+    if (!(g.durationScale > 0))
+        throw UsageError("--duration-scale must be > 0");
     g.maxGpus = int(a.getInt("max-gpus", g.maxGpus));
     const std::string out = a.require("out");
     a.finish();

@@ -44,7 +44,7 @@ Trace generateTrace(const TraceGenConfig& cfg)
     meanGpus = (1 - cfg.fractionalShare) * meanGpus + cfg.fractionalShare * 0.5;
     double ratePerSec = cfg.arrivalsPerHour / 3600.0;
     if (cfg.clusterGpus > 0 && cfg.load > 0)
-        ratePerSec = cfg.load * cfg.clusterGpus / (meanGpus * meanDuration());
+        ratePerSec = cfg.load * cfg.clusterGpus / (meanGpus * meanDuration() * cfg.durationScale);
 
     t.jobs.reserve(size_t(std::max(0, cfg.jobs)));
     double now = 0;
@@ -56,7 +56,7 @@ Trace generateTrace(const TraceGenConfig& cfg)
         j.submit = std::round(now * 1000.0) / 1000.0; // millisecond resolution keeps CSV round trips exact
         const bool shortJob = rng.uniform() < kShortP;
         const double e = shortJob ? rng.uniform(1.5, 3.0) : rng.uniform(3.0, 4.0);
-        j.duration = std::round(60.0 * std::pow(10.0, e));
+        j.duration = std::max(1.0, std::round(60.0 * std::pow(10.0, e) * cfg.durationScale));
         if (rng.uniform() < cfg.fractionalShare) {
             j.gpus = rng.uniform() < 0.5 ? 0.25 : 0.5;
         } else {
@@ -99,6 +99,8 @@ std::string describe(const TraceGenConfig& cfg)
         s << " --arrivals-per-hour " << cfg.arrivalsPerHour;
     if (cfg.fractionalShare > 0)
         s << " --fractional " << cfg.fractionalShare;
+    if (cfg.durationScale != 1.0)
+        s << " --duration-scale " << cfg.durationScale;
     if (cfg.deadlineShare > 0)
         s << " --deadlines " << cfg.deadlineShare;
     s << " --max-gpus " << cfg.maxGpus;

@@ -18,6 +18,7 @@ struct TraceGenConfig {
     /// Demand mix (Gavel's): 1 GPU 70%, 2 GPUs 10%, 4 GPUs 15%, 8 GPUs 5%; fractionalShare of jobs take part of one GPU.
     double fractionalShare = 0.0;
     int maxGpus = 8;  ///< demands above this are clipped (use the cluster's largest machine for consolidated runs)
+    double durationScale = 1.0; ///< multiplies every duration (short demo traces); the load is kept
     double deadlineShare = 0.0; ///< share of jobs given deadline levels (1.5x/2x/3x duration, values 10/6/2)
 };
 

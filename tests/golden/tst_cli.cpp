@@ -1,0 +1,144 @@
+// The real schedstudio-cli binary, as a user meets it: policies, run --json, compare, generate, errors.
+#include <QtTest>
+
+namespace {
+struct Result {
+    int code = -1;
+    QByteArray out, err;
+};
+
+Result cli(const QStringList& args)
+{
+    QProcess p;
+    p.setWorkingDirectory(QStringLiteral(SS_SOURCE_DIR));
+    p.start(QStringLiteral(SS_CLI), args);
+    p.waitForFinished(120000);
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
+            p.readAllStandardError()};
+}
+
+const QString kSample = QStringLiteral("sample-traces/das-small-200.csv");
+} // namespace
+
+class TstCli : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void policiesListsEveryCombination()
+    {
+        const Result r = cli({"policies"});
+        QCOMPARE(r.code, 0);
+        const QStringList names = QString::fromUtf8(r.out).split('\n', Qt::SkipEmptyParts);
+        for (const char* o : {"fifo", "sjf", "srtf", "edf", "drf", "las", "gittins"})
+            for (const char* p : {"firstfit", "bestfit", "loadbalance", "consolidate", "random"})
+                QVERIFY2(names.contains(QString("%1+%2").arg(o, p)), qPrintable(QString("%1+%2").arg(o, p)));
+        QVERIFY(names.contains("tetris"));
+        QStringList sorted = names;
+        sorted.sort();
+        QCOMPARE(names, sorted);
+    }
+
+    void runJsonHasTheDocumentedKeysAndIsDeterministic()
+    {
+        for (const char* cluster : {"das-small", "gavel-108"}) {
+            const QStringList args = {"run", "--trace", kSample, "--cluster", cluster, "--policy", "fifo+firstfit",
+                                      "--seed", "3", "--json", "--perf", "fluctuation_sd=0.1,machine_bias_sd=0.05"};
+            const Result a = cli(args), b = cli(args);
+            QVERIFY2(a.code == 0, a.err.constData());
+            QCOMPARE(a.out, b.out);
+            const QJsonObject o = QJsonDocument::fromJson(a.out).object();
+            for (const char* k : {"jobs", "mean_jct_min", "p95_jct_min", "mean_fee_usd", "makespan_h", "utilization"})
+                QVERIFY2(o.contains(k), k);
+            QCOMPARE(o.value("jobs").toInt(), 200);
+            QVERIFY(o.value("mean_jct_min").toDouble() > 0);
+            QStringList other = args;
+            other[other.indexOf("3")] = "4";
+            const Result c = cli(other);
+            QCOMPARE(c.code, 0);
+            QVERIFY2(QJsonDocument::fromJson(c.out).object().value("mean_jct_min")
+                         != o.value("mean_jct_min"),
+                     "a different seed must change a run with random performance");
+        }
+    }
+
+    void everyPolicyRunsOnBothClusters()
+    {
+        const Result names = cli({"policies"});
+        for (const QString& p : QString::fromUtf8(names.out).split('\n', Qt::SkipEmptyParts)) {
+            for (const char* cluster : {"das-small", "gavel-108"}) {
+                const Result r = cli({"run", "--trace", kSample, "--cluster", cluster, "--policy", p, "--json",
+                                      "--check-invariants"});
+                QVERIFY2(r.code == 0, qPrintable(p + " on " + cluster + ": " + QString::fromUtf8(r.err)));
+                const QJsonObject o = QJsonDocument::fromJson(r.out).object();
+                QCOMPARE(o.value("jobs").toInt(), 200);
+                QVERIFY2(o.value("finished").toInt() + o.value("rejected").toInt() == 200,
+                         qPrintable(p + " left jobs unfinished on " + cluster));
+            }
+        }
+    }
+
+    void compareTableAndJson()
+    {
+        const Result r = cli({"compare", "--trace", kSample, "--cluster", "das-small", "--policies",
+                              "fifo+firstfit,sjf+bestfit", "--seeds", "1,2", "--json"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        const QJsonObject o = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(o.value("policies").toArray().size(), 2);
+        QCOMPARE(o.value("runs").toArray().size(), 4);
+        const Result t = cli({"compare", "--trace", kSample, "--cluster", "das-small", "--policies",
+                              "fifo+firstfit,sjf+bestfit"});
+        QCOMPARE(t.code, 0);
+        QVERIFY(t.out.contains("sjf+bestfit"));
+        QVERIFY(t.out.contains("mean JCT (min)"));
+    }
+
+    void generateIsReproducible()
+    {
+        QTemporaryDir dir;
+        const QString a = dir.filePath("a.csv"), b = dir.filePath("b.csv");
+        QCOMPARE(cli({"generate", "--jobs", "300", "--seed", "9", "--load", "0.8", "--cluster", "das-small", "--out", a}).code, 0);
+        QCOMPARE(cli({"generate", "--jobs", "300", "--seed", "9", "--load", "0.8", "--cluster", "das-small", "--out", b}).code, 0);
+        QFile fa(a), fb(b);
+        QVERIFY(fa.open(QIODevice::ReadOnly) && fb.open(QIODevice::ReadOnly));
+        const QByteArray da = fa.readAll();
+        QCOMPARE(da, fb.readAll());
+        QVERIFY(da.count('\n') >= 300);
+    }
+
+    void errorsAreOneLineWithNonZeroExit()
+    {
+        QTemporaryDir dir;
+        const QString bad = dir.filePath("bad.csv");
+        QFile f(bad);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("# schedstudio-trace v1\nid,submit,gpus,duration,model,user,vc,qos,gpu_spec,deadlines,cpu,mem_gb,iterations\n"
+                "1,0,1,100,,,,,,,,,\n2,5,two,100,,,,,,,,,\n");
+        f.close();
+        const Result r = cli({"run", "--trace", bad, "--cluster", "das-small", "--policy", "fifo+firstfit"});
+        QVERIFY(r.code != 0);
+        const QString err = QString::fromUtf8(r.err).trimmed();
+        QCOMPARE(err.count('\n'), 0);
+        QVERIFY2(err.contains("bad.csv") && err.contains(":4") && err.contains("gpus"), qPrintable(err));
+
+        const QString badCluster = dir.filePath("c.json");
+        QFile g(badCluster);
+        QVERIFY(g.open(QIODevice::WriteOnly));
+        g.write("{\"format\":\"schedstudio-cluster\",\"version\":1,\"name\":\"x\",\n\"gpu_types\":[{\"name\":\"V100\"}],\n"
+                "\"switches\":[{\"name\":\"s\"}],\n\"machines\":[{\"name\":\"m\",\"gpu_type\":\"V100\",\"gpus\":\"four\",\"switch\":\"s\"}]}\n");
+        g.close();
+        const Result c = cli({"run", "--trace", kSample, "--cluster", badCluster, "--policy", "fifo+firstfit"});
+        QVERIFY(c.code != 0);
+        const QString cerr = QString::fromUtf8(c.err).trimmed();
+        QCOMPARE(cerr.count('\n'), 0);
+        QVERIFY2(cerr.contains("c.json") && cerr.contains(":4") && cerr.contains("gpus"), qPrintable(cerr));
+
+        const Result u = cli({"run", "--trace", kSample, "--cluster", "das-small", "--policy", "fifo+nowhere"});
+        QVERIFY(u.code != 0);
+        QVERIFY(u.err.contains("fifo+nowhere"));
+        const Result o = cli({"run", "--trace", kSample, "--cluster", "das-small", "--policy", "fifo+firstfit", "--bogus", "1"});
+        QCOMPARE(o.code, 2);
+        QVERIFY(o.err.contains("--bogus"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TstCli)
+#include "tst_cli.moc"
