@@ -8,9 +8,14 @@ namespace ss {
 
 double percentile(std::vector<double> v, double p)
 {
+    std::sort(v.begin(), v.end());
+    return percentileSorted(v, p);
+}
+
+double percentileSorted(const std::vector<double>& v, double p)
+{
     if (v.empty())
         return 0;
-    std::sort(v.begin(), v.end());
     const double pos = std::clamp(p, 0.0, 100.0) / 100.0 * double(v.size() - 1);
     const size_t lo = size_t(std::floor(pos));
     const size_t hi = std::min(v.size() - 1, lo + 1);
@@ -224,9 +229,10 @@ Summary MetricsCollector::summary() const
     }
     if (!jct.empty()) {
         s.meanJctMin = std::accumulate(jct.begin(), jct.end(), 0.0) / double(jct.size());
-        s.medianJctMin = percentile(jct, 50);
-        s.p95JctMin = percentile(jct, 95);
-        s.p99JctMin = percentile(jct, 99);
+        std::sort(jct.begin(), jct.end());
+        s.medianJctMin = percentileSorted(jct, 50);
+        s.p95JctMin = percentileSorted(jct, 95);
+        s.p99JctMin = percentileSorted(jct, 99);
         s.meanQueueMin = queue / double(jct.size());
         s.meanFeeUsd = fee / double(jct.size());
     }

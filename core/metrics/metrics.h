@@ -64,6 +64,7 @@ public:
     /// Summary over all jobs; events/decisions are filled in by the caller (the runner).
     Summary summary() const;
     const std::vector<JobRecord>& jobs() const { return m_jobs; }
+    std::vector<JobRecord> takeJobs() { return std::move(m_jobs); }
     const std::vector<TimePoint>& series() const { return m_series; }
 
 private:
@@ -87,6 +88,7 @@ private:
 
 /// Summary statistics helpers (exposed for tests).
 double percentile(std::vector<double> v, double p); ///< linear interpolation, p in [0,100]
+double percentileSorted(const std::vector<double>& sorted, double p);
 double jainIndex(const std::vector<double>& x);
 
 } // namespace ss

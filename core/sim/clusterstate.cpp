@@ -72,7 +72,9 @@ ClusterState::ClusterState(const ClusterSpec& spec) : m_spec(spec)
         m_wholeByType[size_t(t)].init(M);
         m_maxMilliByType[size_t(t)].init(M);
     }
-    m_levels.assign(size_t(T + 1), std::vector<std::set<int>>(size_t(spec.maxGpusPerMachine() + 1)));
+    m_words = size_t((M + 63) / 64);
+    m_levelsPerType = spec.maxGpusPerMachine() + 1;
+    m_levelBits.assign(size_t(T + 1) * size_t(m_levelsPerType) * m_words, 0);
     for (int m = 0; m < M; ++m) {
         const Machine& mc = spec.machines[size_t(m)];
         m_freeWhole[size_t(m)] = mc.gpus;
@@ -83,8 +85,8 @@ ClusterState::ClusterState(const ClusterSpec& spec) : m_spec(spec)
         const int milli = mc.gpus > 0 ? 1000 : 0;
         m_maxMilli.set(m, milli);
         m_maxMilliByType[size_t(mc.type)].set(m, milli);
-        m_levels[0][size_t(mc.gpus)].insert(m);
-        m_levels[size_t(mc.type + 1)][size_t(mc.gpus)].insert(m);
+        levelRow(-1, mc.gpus)[m / 64] |= 1ULL << (m % 64);
+        levelRow(mc.type, mc.gpus)[m / 64] |= 1ULL << (m % 64);
     }
 }
 
@@ -103,10 +105,12 @@ int ClusterState::mostFreeMachine(int type) const
 
 int ClusterState::bestFitMachine(int k, int type) const
 {
-    const auto& levels = m_levels[size_t(type + 1)];
-    for (size_t l = size_t(std::max(k, 0)); l < levels.size(); ++l)
-        if (!levels[l].empty())
-            return *levels[l].begin();
+    for (int l = std::max(k, 0); l < m_levelsPerType; ++l) {
+        const uint64_t* row = levelRow(type, l);
+        for (size_t w = 0; w < m_words; ++w)
+            if (row[w])
+                return int(w * 64) + __builtin_ctzll(row[w]);
+    }
     return -1;
 }
 
@@ -149,10 +153,11 @@ void ClusterState::machineChanged(int m, int oldFree)
         return;
     m_whole.set(m, nf);
     m_wholeByType[size_t(mc.type)].set(m, nf);
-    m_levels[0][size_t(oldFree)].erase(m);
-    m_levels[0][size_t(nf)].insert(m);
-    m_levels[size_t(mc.type + 1)][size_t(oldFree)].erase(m);
-    m_levels[size_t(mc.type + 1)][size_t(nf)].insert(m);
+    const uint64_t bit = 1ULL << (m % 64);
+    levelRow(-1, oldFree)[m / 64] &= ~bit;
+    levelRow(-1, nf)[m / 64] |= bit;
+    levelRow(mc.type, oldFree)[m / 64] &= ~bit;
+    levelRow(mc.type, nf)[m / 64] |= bit;
     auto frag = [&](int f) { return (f > 0 && f < mc.gpus) ? f : 0; };
     m_fragFree += frag(nf) - frag(oldFree);
     const bool wasBusy = oldFree < mc.gpus, isBusy = nf < mc.gpus;
@@ -250,7 +255,7 @@ std::string ClusterState::checkConsistency() const
                 + " but " + std::to_string(free) + " GPUs are free";
         if (m_whole.get(m) != free)
             return "machine " + std::to_string(m) + ": segment tree out of date";
-        if (!m_levels[0][size_t(free)].count(m))
+        if (!((levelRow(-1, free)[m / 64] >> (m % 64)) & 1ULL))
             return "machine " + std::to_string(m) + ": best-fit level index out of date";
         total += free;
         if (free > 0 && free < mc.gpus)

@@ -1,7 +1,6 @@
 #pragma once
 // Which GPU is held by which job, with indices that answer placement queries in O(log machines).
 #include <cstdint>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -81,8 +80,13 @@ private:
     std::vector<MaxSegTree> m_wholeByType; // same, only machines of the type (others 0)
     MaxSegTree m_maxMilli;                // largest free share of a GPU per machine
     std::vector<MaxSegTree> m_maxMilliByType;
-    // machines by free level (for best fit): m_levels[type+1][free] = machine ids (slot 0 = any type)
-    std::vector<std::vector<std::set<int>>> m_levels;
+    // machines by free level (for best fit) as bitsets over machines: slot (type+1)*(maxGpus+1)+free, slot
+    // type = -1 for any type. Finding the lowest machine of a level scans M/64 words.
+    std::vector<uint64_t> m_levelBits;
+    size_t m_words = 0;
+    int m_levelsPerType = 0;
+    uint64_t* levelRow(int type, int free) { return &m_levelBits[(size_t(type + 1) * size_t(m_levelsPerType) + size_t(free)) * m_words]; }
+    const uint64_t* levelRow(int type, int free) const { return &m_levelBits[(size_t(type + 1) * size_t(m_levelsPerType) + size_t(free)) * m_words]; }
     void machineChanged(int m, int oldFree);
     void refreshMachineMilli(int m);
 };

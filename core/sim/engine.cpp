@@ -150,8 +150,7 @@ void SchedContext::wakeAt(double t)
 {
     if (!(t > m_sim.m_now) || !std::isfinite(t))
         return;
-    m_sim.m_heap.push({t, 2, -1, 0});
-    ++m_sim.m_pendingWakes;
+    m_sim.m_wakes.push(t);
 }
 
 void SchedContext::recordQueue(std::vector<ScoredJob> ranked)
@@ -244,10 +243,74 @@ std::string Simulator::validateStart(int j, const std::vector<GpuSlot>& slots) c
     return {};
 }
 
+void Simulator::CompletionHeap::up(size_t i)
+{
+    const Node n = m_h[i];
+    while (i > 0) {
+        const size_t p = (i - 1) / 2;
+        if (!less(n, m_h[p]))
+            break;
+        place(i, m_h[p]);
+        i = p;
+    }
+    place(i, n);
+}
+
+void Simulator::CompletionHeap::down(size_t i)
+{
+    const Node n = m_h[i];
+    const size_t sz = m_h.size();
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= sz)
+            break;
+        if (c + 1 < sz && less(m_h[c + 1], m_h[c]))
+            ++c;
+        if (!less(m_h[c], n))
+            break;
+        place(i, m_h[c]);
+        i = c;
+    }
+    place(i, n);
+}
+
+void Simulator::CompletionHeap::update(int job, double t)
+{
+    const int p = m_pos[size_t(job)];
+    if (p < 0) {
+        m_h.push_back({t, job});
+        m_pos[size_t(job)] = int(m_h.size() - 1);
+        up(m_h.size() - 1);
+        return;
+    }
+    const double old = m_h[size_t(p)].t;
+    m_h[size_t(p)].t = t;
+    if (t < old)
+        up(size_t(p));
+    else
+        down(size_t(p));
+}
+
+void Simulator::CompletionHeap::remove(int job)
+{
+    const int p = m_pos[size_t(job)];
+    if (p < 0)
+        return;
+    m_pos[size_t(job)] = -1;
+    const Node last = m_h.back();
+    m_h.pop_back();
+    if (size_t(p) == m_h.size())
+        return;
+    place(size_t(p), last);
+    up(size_t(p));
+    down(size_t(m_pos[size_t(last.job)]));
+}
+
 void Simulator::begin()
 {
     m_started = true;
     const size_t n = m_trace.jobs.size();
+    m_completions.reset(n);
     m_rt.assign(n, JobRuntime {});
     m_runningPos.assign(n, -1);
     m_machineJobs.assign(size_t(m_cluster.machineCount()), {});
@@ -327,16 +390,21 @@ void Simulator::scheduleCompletion(int j)
     JobRuntime& r = m_rt[size_t(j)];
     ++r.version;
     const double t = std::max(m_now, r.resumeAt) + r.remaining / std::max(r.rate, 1e-12);
-    m_heap.push({t, 0, j, r.version});
+    m_completions.update(j, t);
 }
 
 void Simulator::refreshRatesOn(const std::vector<GpuSlot>& slots, int except)
 {
     if (m_cfg.perf.ideal || m_cfg.perf.interference <= 0)
         return;
-    std::vector<int> touched;
+    std::vector<int>& touched = m_touchedScratch;
+    touched.clear();
+    int lastMachine = -1;
     for (const GpuSlot& g : slots) {
         const int m = m_cluster.machineOfGpu(g.gpu);
+        if (m == lastMachine)
+            continue;
+        lastMachine = m;
         for (int other : m_machineJobs[size_t(m)])
             if (other != except && std::find(touched.begin(), touched.end(), other) == touched.end())
                 touched.push_back(other);
@@ -388,7 +456,8 @@ void Simulator::stopJob(int j, bool finished)
         if (it != v.end())
             v.erase(it);
     }
-    ++r.version; // any queued completion for this segment is stale now
+    ++r.version;
+    m_completions.remove(j);
     if (finished) {
         r.status = JobStatus::Done;
         r.end = m_now;
@@ -447,25 +516,15 @@ bool Simulator::step()
             m_typeGpus[size_t(mc.type)] += mc.gpus;
         begin();
     }
-    // drop stale heap entries
-    while (!m_heap.empty()) {
-        const Event& e = m_heap.top();
-        if (e.kind == 0 && (m_rt[size_t(e.job)].status != JobStatus::Running || m_rt[size_t(e.job)].version != e.version)) {
-            m_heap.pop();
-            continue;
-        }
-        if (e.kind == 2 && e.time <= m_now && m_decisions > 0) {
-            m_heap.pop();
-            --m_pendingWakes;
-            continue;
-        }
-        break;
-    }
     double t = kInf;
-    if (!m_heap.empty())
-        t = m_heap.top().time;
+    if (!m_completions.empty())
+        t = m_completions.topTime();
     if (m_nextArrival < m_trace.jobs.size())
         t = std::min(t, m_trace.jobs[m_nextArrival].submit);
+    while (!m_wakes.empty() && m_wakes.top() <= m_now && m_decisions > 0)
+        m_wakes.pop();
+    if (!m_wakes.empty())
+        t = std::min(t, m_wakes.top());
     if (!std::isfinite(t) || t > m_cfg.maxTime) {
         if (std::isfinite(m_cfg.maxTime) && t > m_cfg.maxTime)
             m_now = std::max(m_now, m_cfg.maxTime);
@@ -483,30 +542,17 @@ bool Simulator::step()
         m_finishedNow.clear();
     }
     // completions first, then arrivals, then wake-ups, all at this time point
-    while (!m_heap.empty() && m_heap.top().time <= m_now && m_heap.top().kind == 0) {
-        const Event e = m_heap.top();
-        m_heap.pop();
+    while (!m_completions.empty() && m_completions.topTime() <= m_now) {
         ++m_events;
-        if (m_rt[size_t(e.job)].status == JobStatus::Running && m_rt[size_t(e.job)].version == e.version)
-            complete(e.job);
+        complete(m_completions.topJob());
     }
     while (m_nextArrival < m_trace.jobs.size() && m_trace.jobs[m_nextArrival].submit <= m_now) {
         ++m_events;
         arrive(int(m_nextArrival++));
     }
-    while (!m_heap.empty() && m_heap.top().time <= m_now) {
-        const Event e = m_heap.top();
-        m_heap.pop();
-        if (e.kind == 0) {
-            // a completion made due by an arrival-time rate change; handle it now
-            if (m_rt[size_t(e.job)].status == JobStatus::Running && m_rt[size_t(e.job)].version == e.version) {
-                ++m_events;
-                complete(e.job);
-            }
-        } else {
-            ++m_events;
-            --m_pendingWakes;
-        }
+    while (!m_wakes.empty() && m_wakes.top() <= m_now) {
+        ++m_events;
+        m_wakes.pop();
     }
 
     // decide
@@ -541,7 +587,7 @@ bool Simulator::step()
     }
     // Deadlock: nothing running, nothing will arrive or wake us, yet jobs wait: they can never run.
     if (m_running.empty() && m_nextArrival >= m_trace.jobs.size() && m_pending.size() > 0) {
-        if (m_pendingWakes == 0) {
+        if (m_wakes.empty()) {
             finishRun();
             return false;
         }

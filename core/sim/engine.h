@@ -213,19 +213,27 @@ public:
 
 private:
     friend class SchedContext;
-    struct Event {
-        double time;
-        int kind; // 0 = completion, 1 = arrival, 2 = wake-up (completions first at equal times)
-        int job;
-        uint32_t version;
-        bool operator>(const Event& o) const
-        {
-            if (time != o.time)
-                return time > o.time;
-            if (kind != o.kind)
-                return kind > o.kind;
-            return job > o.job;
-        }
+    /// Indexed binary min-heap of running jobs keyed by (completion time, job): one entry per job, so a
+    /// rate change updates the key in place instead of leaving stale events behind.
+    class CompletionHeap {
+    public:
+        void reset(size_t jobs) { m_pos.assign(jobs, -1); m_h.clear(); }
+        bool empty() const { return m_h.empty(); }
+        double topTime() const { return m_h.front().t; }
+        int topJob() const { return m_h.front().job; }
+        void update(int job, double t);
+        void remove(int job);
+    private:
+        struct Node {
+            double t;
+            int job;
+        };
+        std::vector<Node> m_h;
+        std::vector<int> m_pos;
+        static bool less(const Node& a, const Node& b) { return a.t < b.t || (a.t == b.t && a.job < b.job); }
+        void up(size_t i);
+        void down(size_t i);
+        void place(size_t i, const Node& n) { m_h[i] = n; m_pos[size_t(n.job)] = int(i); }
     };
 
     const ClusterSpec& m_cluster;
@@ -239,18 +247,18 @@ private:
     SchedContext m_ctx;
     std::vector<JobRuntime> m_rt;
     std::vector<SimObserver*> m_obs;
-    std::priority_queue<Event, std::vector<Event>, std::greater<Event>> m_heap;
+    CompletionHeap m_completions;
+    std::priority_queue<double, std::vector<double>, std::greater<double>> m_wakes;
     PendingQueue m_pending;
     std::vector<int> m_running;
     std::vector<int> m_runningPos;
     std::vector<uint64_t> m_specMask; // per Trace::gpuSpecs entry
     std::vector<int> m_typeGpus;      // GPUs per cluster type
     std::vector<std::vector<int>> m_machineJobs; // running jobs with a share on each machine
-    std::vector<int> m_machineScratch, m_switchScratch;
+    std::vector<int> m_machineScratch, m_switchScratch, m_touchedScratch;
     std::vector<char> m_machineMark, m_switchMark;
     size_t m_nextArrival = 0;
     double m_now = 0;
-    int m_pendingWakes = 0;
     uint64_t m_events = 0;
     uint64_t m_decisions = 0;
     int m_completed = 0;

@@ -152,7 +152,7 @@ RunOutput runSimulation(const ClusterSpec& cluster, const Trace& traceIn, const 
     out.summary = metrics.summary();
     out.summary.events = sim.eventsProcessed();
     out.summary.decisions = sim.decisions();
-    out.jobs = metrics.jobs();
+    out.jobs = metrics.takeJobs();
     out.series = metrics.series();
     return out;
 }
