@@ -148,11 +148,15 @@ int cmdRun(Args& a)
     const ThroughputTable table = loadThroughputsFromArgs(a);
     const bool progress = printProgressEnabled(a);
     const Trace trace = loadTraceFromArgs(a, !json);
+#ifdef SS_HAVE_STOREHOOK
+    // runs saved to a database keep their decision log (for the studio to replay) unless they are huge
+    spec.keepDecisionLog = spec.keepDecisionLog || wantsDecisionLog(a) || (a.has("db") && trace.jobs.size() <= 100000);
+#endif
     const RunOutput out =
         runSimulation(cluster, trace, spec, stderrProgress(progress, "simulating"), table.empty() ? nullptr : &table);
 #ifdef SS_HAVE_STOREHOOK
     saveRunIfAsked(a, out, a.get("experiment", "default"));
-    exportIfAsked(a, out);
+    exportIfAsked(a, out, &cluster);
 #else
     const std::string jobsOut = a.get("jobs-out", "");
     if (!jobsOut.empty()) {
