@@ -1,0 +1,276 @@
+// train / reproduce: MAPPO training of DAS and its ablations, and the DAS Table 1 reproduction
+// (ALGORITHMS §2.9). Built only with LibTorch (core/learn).
+#ifdef SCHEDSTUDIO_HAVE_TORCH
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cli.h"
+#include "learn/learn.h"
+#include "learn/trainer.h"
+#include "loaders.h"
+#include "sim/runner.h"
+
+namespace ss::cli {
+namespace {
+
+std::string joinArgs(int argc, char** argv)
+{
+    std::string s;
+    for (int i = 0; i < argc; ++i)
+        s += (i ? " " : "") + std::string(argv[i]);
+    return s;
+}
+
+/// Splits a trace at fraction f of its jobs: [0, f) for training, [f, 1) rebased to t = 0 for evaluation,
+/// so that no evaluation job is ever seen in training.
+std::pair<Trace, Trace> splitTrace(const Trace& t, double f)
+{
+    Trace a = t, b = t;
+    const size_t cut = std::clamp<size_t>(size_t(double(t.jobs.size()) * f), 1, t.jobs.size());
+    a.jobs.assign(t.jobs.begin(), t.jobs.begin() + long(cut));
+    b.jobs.assign(t.jobs.begin() + long(cut), t.jobs.end());
+    if (!b.jobs.empty()) {
+        const double t0 = b.jobs.front().submit;
+        for (Job& j : b.jobs)
+            j.submit -= t0;
+    }
+    a.name = t.name + "[train 0.." + std::to_string(cut) + ")";
+    b.name = t.name + "[eval " + std::to_string(cut) + "..)";
+    return {a, b};
+}
+
+learn::TrainConfig trainConfigFromArgs(Args& a)
+{
+    learn::TrainConfig c;
+    c.policy = a.get("policy", "das");
+    c.seed = uint64_t(a.getInt("seed", 1));
+    c.iterations = int(a.getInt("iterations", 30));
+    c.episodesPerIteration = int(a.getInt("episodes", 2));
+    c.episodeJobs = int(a.getInt("episode-jobs", 200));
+    c.evalEvery = int(a.getInt("eval-every", 5));
+    c.ppoEpochs = int(a.getInt("epochs", 4));
+    c.minibatch = int(a.getInt("minibatch", 256));
+    c.lr = a.getDouble("lr", c.lr);
+    c.entropyCoef = a.getDouble("entropy", c.entropyCoef);
+    c.rewardAlpha = a.getDouble("alpha", c.rewardAlpha);
+    c.dModel = int(a.getInt("d-model", c.dModel));
+    c.heads = int(a.getInt("heads", c.heads));
+    c.layers = int(a.getInt("layers", c.layers));
+    c.tau = int(a.getInt("tau", c.tau));
+    c.maxQueue = int(a.getInt("max-queue", c.maxQueue));
+    if (a.has("perf"))
+        c.perf = PerfConfig::parse(a.get("perf"));
+    c.resume = a.get("resume", "");
+    const std::vector<std::string> variants = {"das", "da", "da+mc", "da+rwgp"};
+    if (std::find(variants.begin(), variants.end(), c.policy) == variants.end())
+        throw UsageError("--policy must be one of das, da, da+mc, da+rwgp (got '" + c.policy + "')");
+    return c;
+}
+
+int g_argc = 0;
+char** g_argv = nullptr;
+
+int cmdTrain(Args& a)
+{
+    learn::TrainConfig c = trainConfigFromArgs(a);
+    c.cluster = loadClusterFromArgs(a);
+    const std::string out = a.require("out");
+    const std::string curve = a.get("curve", "");
+    const double holdout = a.getDouble("holdout", 0.0);
+    const bool quiet = a.flag("quiet");
+    Trace trace = loadTraceFromArgs(a, !quiet);
+    if (a.has("eval-trace")) {
+        c.evalTrace = loadTraceFromArgs(a, !quiet, "eval-trace");
+        c.trace = std::move(trace);
+    } else if (holdout > 0) {
+        if (holdout >= 1)
+            throw UsageError("--holdout must be in (0,1)");
+        auto [tr, ev] = splitTrace(trace, 1.0 - holdout);
+        c.trace = std::move(tr);
+        c.evalTrace = std::move(ev);
+    } else {
+        c.trace = std::move(trace);
+    }
+    a.finish();
+    c.command = "schedstudio-cli train " + joinArgs(g_argc - 2, g_argv + 2);
+
+    learn::Trainer tr(std::move(c));
+    const learn::TrainConfig& cfg = tr.config();
+    std::ofstream csv;
+    if (!curve.empty()) {
+        csv.open(curve);
+        if (!csv)
+            throw std::runtime_error(curve + ": cannot open for writing");
+        csv << "# " << cfg.command << "\n";
+        csv << "iteration,env_steps,mean_reward,policy_loss_order,policy_loss_place,value_loss,entropy_order,"
+               "entropy_place,train_mean_jct_min,eval_mean_jct_min,eval_mean_fee_usd,seconds,steps_per_s\n";
+    }
+    if (!cfg.evalTrace.jobs.empty() && !quiet) {
+        auto [j0, f0] = tr.evaluate(cfg.evalTrace);
+        std::fprintf(stderr, "held-out before training: mean JCT %.2f min, mean fee $%.3f (%zu jobs)\n", j0, f0,
+                     cfg.evalTrace.jobs.size());
+    }
+    double totalSec = 0;
+    int64_t totalSteps = 0;
+    while (tr.step()) {
+        const learn::TrainStats s = tr.lastStats();
+        totalSec += s.seconds;
+        totalSteps = s.envSteps;
+        if (!quiet) {
+            std::fprintf(stderr, "iter %3d  steps %7lld  reward %+.4f  loss(ord %+.4f plc %+.4f v %.4f)  "
+                         "ent(%.3f %.3f)  train JCT %.1f min", s.iteration, static_cast<long long>(s.envSteps),
+                         s.meanReward, s.policyLossOrder, s.policyLossPlace, s.valueLoss, s.entropyOrder,
+                         s.entropyPlace, s.trainMeanJctMin);
+            if (s.evalMeanJctMin >= 0)
+                std::fprintf(stderr, "  held-out JCT %.2f min fee $%.3f", s.evalMeanJctMin, s.evalMeanFeeUsd);
+            std::fprintf(stderr, "  (%.1f s, %.0f steps/s)\n", s.seconds, s.stepsPerSecond);
+        }
+        if (csv)
+            csv << s.iteration << ',' << s.envSteps << ',' << s.meanReward << ',' << s.policyLossOrder << ','
+                << s.policyLossPlace << ',' << s.valueLoss << ',' << s.entropyOrder << ',' << s.entropyPlace << ','
+                << s.trainMeanJctMin << ',' << s.evalMeanJctMin << ',' << s.evalMeanFeeUsd << ',' << s.seconds << ','
+                << s.stepsPerSecond << '\n' << std::flush; // live curve for a watching plot
+    }
+    tr.save(out);
+    std::printf("wrote %s (%s on %s, %d iterations, %lld env steps, %.1f s training, %.0f env steps/s)\n", out.c_str(),
+                cfg.policy.c_str(), cfg.cluster.name.c_str(), tr.iteration(), static_cast<long long>(totalSteps),
+                totalSec, totalSec > 0 ? double(totalSteps) / totalSec : 0.0);
+    return 0;
+}
+
+int cmdReproduce(Args& a)
+{
+    const std::vector<std::string> clusters = splitList(a.get("clusters", "das-small,das-medium,das-large"));
+    std::vector<uint64_t> seeds;
+    for (const std::string& s : splitList(a.get("seeds", "1,2,3")))
+        seeds.push_back(std::stoull(s));
+    const double holdout = a.getDouble("holdout", 0.3);
+    const int iterations = int(a.getInt("iterations", 10));
+    const int episodeJobs = int(a.getInt("episode-jobs", 200));
+    const std::string perfSpec = a.get("perf", "");
+    const std::string outMd = a.get("out", "");
+    Trace full = loadTraceFromArgs(a, true);
+    a.finish();
+    auto [train, eval] = splitTrace(full, 1.0 - holdout);
+    const PerfConfig perf = perfSpec.empty() ? learn::TrainConfig::defaultPerf() : PerfConfig::parse(perfSpec);
+    const std::vector<std::pair<std::string, std::string>> rows = {
+        {"FIFO-FirstFit", "fifo+firstfit"}, {"FIFO-LoadBalance", "fifo+loadbalance"},
+        {"DRF-FirstFit", "drf+firstfit"},   {"DRF-LoadBalance", "drf+loadbalance"},
+        {"Tetris", "tetris"},               {"MALO", "malo"},
+        {"MOSA", "mosa"},                   {"DL2", "dl2"},
+        {"RIFLING", "rifling"},             {"DA", "da"},
+        {"DA+MC", "da+mc"},                 {"DA+RWGP", "da+rwgp"},
+        {"DAS", "das"}};
+    const auto names = schedulerNames();
+    std::map<std::string, std::map<std::string, std::pair<double, double>>> res; // row -> cluster -> (jct, fee)
+    for (const std::string& cname : clusters) {
+        ClusterSpec cluster = readCluster(cname);
+        for (const auto& [label, policy] : rows) {
+            if (std::find(names.begin(), names.end(), policy) == names.end())
+                continue;
+            double jct = 0, fee = 0;
+            for (uint64_t seed : seeds) {
+                RunSpec spec;
+                spec.policy = policy;
+                spec.config.seed = seed;
+                spec.config.perf = perf;
+                std::string ckpt;
+                if (policy == "das" || policy == "da" || policy == "da+mc" || policy == "da+rwgp") {
+                    learn::TrainConfig c;
+                    c.policy = policy;
+                    c.cluster = cluster;
+                    c.trace = train;
+                    c.perf = perf;
+                    c.seed = seed;
+                    c.iterations = iterations;
+                    c.episodeJobs = episodeJobs;
+                    c.evalEvery = 0;
+                    learn::Trainer tr(c);
+                    while (tr.step()) {
+                    }
+                    ckpt = "/tmp/ss-reproduce-" + policy + "-" + cname + "-" + std::to_string(seed) + ".sscp";
+                    tr.save(ckpt);
+                    spec.options.checkpoint = ckpt;
+                }
+                RunOutput o = runSimulation(cluster, eval, spec);
+                jct += o.summary.meanJctMin;
+                fee += o.summary.meanFeeUsd;
+                if (!ckpt.empty())
+                    std::remove(ckpt.c_str());
+            }
+            res[label][cname] = {jct / double(seeds.size()), fee / double(seeds.size())};
+            std::fprintf(stderr, "%s on %s: JCT %.2f min, fee $%.3f\n", label.c_str(), cname.c_str(),
+                         res[label][cname].first, res[label][cname].second);
+        }
+    }
+    std::string md = "| Policy |";
+    for (const auto& c : clusters)
+        md += " " + c + " JCT | " + c + " Fee |";
+    md += " Avg JCT | Avg Fee |\n|---|";
+    for (size_t i = 0; i < clusters.size() + 1; ++i)
+        md += "---|---|";
+    md += "\n";
+    for (const auto& [label, policy] : rows) {
+        if (!res.count(label))
+            continue;
+        char buf[64];
+        md += "| " + label + " |";
+        double sj = 0, sf = 0;
+        for (const auto& c : clusters) {
+            auto [j, f] = res[label][c];
+            sj += j;
+            sf += f;
+            std::snprintf(buf, sizeof buf, " %.3f | %.3f |", j, f);
+            md += buf;
+        }
+        std::snprintf(buf, sizeof buf, " %.3f | %.3f |\n", sj / double(clusters.size()), sf / double(clusters.size()));
+        md += buf;
+    }
+    std::printf("trace %s: train %zu jobs, evaluate %zu jobs; %zu seed(s); %d training iterations per learned "
+                "policy\n\n%s", full.name.c_str(), train.jobs.size(), eval.jobs.size(), seeds.size(), iterations,
+                md.c_str());
+    if (!outMd.empty()) {
+        std::ofstream f(outMd);
+        f << md;
+    }
+    return 0;
+}
+
+// Commands see Args only; the full command line is recorded in checkpoints, so keep it from main's argv.
+struct ArgvCapture {
+    ArgvCapture()
+    {
+        std::ifstream f("/proc/self/cmdline", std::ios::binary);
+        std::string all((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+        size_t p = 0;
+        while (p < all.size()) {
+            const size_t e = all.find('\0', p);
+            store.push_back(all.substr(p, e - p));
+            p = e == std::string::npos ? all.size() : e + 1;
+        }
+        for (auto& s : store)
+            ptrs.push_back(s.data());
+        g_argc = int(ptrs.size());
+        g_argv = ptrs.data();
+    }
+    std::vector<std::string> store;
+    std::vector<char*> ptrs;
+} g_capture;
+
+CliCommand c1("train",
+              "--policy das|da|da+mc|da+rwgp --cluster C --trace FILE --seed S --out CKPT [--iterations N] "
+              "[--eval-trace FILE | --holdout F] [--resume CKPT] [--curve CSV] : MAPPO training",
+              &cmdTrain);
+CliCommand c2("reproduce",
+              "--trace FILE [--clusters das-small,das-medium,das-large] [--seeds 1,2,3] [--holdout 0.3] "
+              "[--iterations N] [--out TABLE.md] : the DAS Table 1 shape",
+              &cmdReproduce);
+
+} // namespace
+} // namespace ss::cli
+#endif

@@ -1,0 +1,130 @@
+// schedstudio: the desktop studio. With --screenshot it renders the window offscreen and exits
+// (for docs and tests): schedstudio --scenario FILE [--run] [--goto-decision K] [--view NAME] --screenshot OUT.png
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QFileInfo>
+#include <QImage>
+#include <QPixmap>
+#include <QTimer>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "mainwindow.h"
+
+#if defined(SCHEDSTUDIO_HAVE_TORCH) && __has_include("learn/learn.h")
+#include "learn/learn.h"
+#define SS_REGISTER_LEARNED 1
+#endif
+
+int main(int argc, char** argv)
+{
+    // Headless hook: render offscreen unless a display (e.g. Xvfb) is there.
+    bool wantsShot = false;
+    for (int i = 1; i < argc; ++i)
+        if (QByteArray(argv[i]) == "--screenshot")
+            wantsShot = true;
+    if (wantsShot && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("SchedStudio"));
+    QApplication::setOrganizationName(QStringLiteral("SchedStudio"));
+    QApplication::setApplicationVersion(QStringLiteral(SCHEDSTUDIO_VERSION));
+
+#ifdef SS_REGISTER_LEARNED
+    ss::learn::registerLearnedPolicies();
+#endif
+
+    QCommandLineParser cli;
+    cli.setApplicationDescription(QStringLiteral("SchedStudio: what-if studio for GPU-cluster scheduling"));
+    cli.addHelpOption();
+    cli.addVersionOption();
+    QCommandLineOption scenarioOpt(QStringLiteral("scenario"), QStringLiteral("Open a *.scenario.json file."), QStringLiteral("FILE"));
+    QCommandLineOption runOpt(QStringLiteral("run"), QStringLiteral("Run the scenario after opening it."));
+    QCommandLineOption gotoOpt(QStringLiteral("goto-decision"), QStringLiteral("Step to decision K (1-based)."), QStringLiteral("K"));
+    QCommandLineOption viewOpt(QStringLiteral("view"),
+                               QStringLiteral("Bring a view to the front: %1.").arg(ss::ui::MainWindow::viewNames().join(QStringLiteral(", "))),
+                               QStringLiteral("NAME"));
+    QCommandLineOption shotOpt(QStringLiteral("screenshot"), QStringLiteral("Save the window as PNG and exit."), QStringLiteral("OUT.png"));
+    QCommandLineOption darkOpt(QStringLiteral("dark"), QStringLiteral("Use the dark theme."));
+    QCommandLineOption sizeOpt(QStringLiteral("size"), QStringLiteral("Window size for --screenshot (default 1600x1000)."), QStringLiteral("WxH"));
+    cli.addOptions({scenarioOpt, runOpt, gotoOpt, viewOpt, shotOpt, darkOpt, sizeOpt});
+    cli.addPositionalArgument(QStringLiteral("file"), QStringLiteral("A scenario, trace or cluster file to open."), QStringLiteral("[file]"));
+    cli.process(app);
+
+    ss::ui::MainWindow w;
+    if (cli.isSet(darkOpt))
+        w.setDarkTheme(true);
+    const bool shot = cli.isSet(shotOpt);
+    if (shot) {
+        // Deterministic pictures: the default layout at a fixed size, whatever the saved settings say.
+        w.resetLayout();
+        int W = 1600, H = 1000;
+        if (cli.isSet(sizeOpt)) {
+            const QStringList wh = cli.value(sizeOpt).split(QLatin1Char('x'));
+            if (wh.size() == 2) {
+                W = wh[0].toInt();
+                H = wh[1].toInt();
+            }
+        }
+        w.resize(W, H);
+    }
+    QString scenario = cli.value(scenarioOpt);
+    if (scenario.isEmpty() && !cli.positionalArguments().isEmpty())
+        scenario = cli.positionalArguments().first();
+    if (!scenario.isEmpty()) {
+        if (scenario.endsWith(QLatin1String(".scenario.json"))) {
+            if (!w.openScenario(scenario) && shot) {
+                std::fprintf(stderr, "schedstudio: %s\n", qPrintable(w.bannerText()));
+                return 2;
+            }
+        } else {
+            w.loadTrace(scenario);
+        }
+    }
+    w.show();
+    if (!shot && !cli.isSet(runOpt) && !cli.isSet(gotoOpt) && !cli.isSet(viewOpt))
+        return app.exec();
+
+    auto finish = [&]() -> int {
+        w.waitForIdle(600000);
+        if (cli.isSet(gotoOpt)) {
+            const int k = cli.value(gotoOpt).toInt();
+            w.setDecision(k - 1);
+        }
+        if (cli.isSet(viewOpt) && !w.showView(cli.value(viewOpt))) {
+            std::fprintf(stderr, "schedstudio: unknown view '%s' (one of %s)\n", qPrintable(cli.value(viewOpt)),
+                         qPrintable(ss::ui::MainWindow::viewNames().join(QStringLiteral(", "))));
+            return 2;
+        }
+        if (!shot)
+            return -1;
+        // Let layouts settle and queued replots run before grabbing.
+        for (int i = 0; i < 10; ++i) {
+            QApplication::processEvents();
+            QApplication::sendPostedEvents();
+        }
+        const QImage img = w.grab().toImage();
+        if (!img.save(cli.value(shotOpt))) {
+            std::fprintf(stderr, "schedstudio: cannot write %s\n", qPrintable(cli.value(shotOpt)));
+            return 1;
+        }
+        if (!w.bannerText().isEmpty())
+            std::fprintf(stderr, "schedstudio: banner: %s\n", qPrintable(w.bannerText()));
+        return 0;
+    };
+    w.waitForIdle(600000);
+    if (cli.isSet(runOpt)) {
+        if (!w.runScenario()) {
+            std::fprintf(stderr, "schedstudio: %s\n", qPrintable(w.bannerText()));
+            if (shot)
+                return 2;
+        }
+    }
+    const int rc = finish();
+    if (rc >= 0)
+        return rc;
+    return app.exec();
+}

@@ -1,0 +1,811 @@
+// Readers for the published trace formats. Each maps the source's columns onto Job fields as documented
+// in docs/FORMATS.md; whatever a format lacks stays at its default.
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <unordered_map>
+
+#include "io/readerbase.h"
+
+namespace ss::io {
+
+namespace {
+
+enum class Status { Ok, Failed, Running };
+
+// Status words of Helios (Slurm), PAI, openb and generic CSVs.
+Status classifyStatus(std::string_view s)
+{
+    const std::string l = lower(trim(s));
+    if (l.empty() || l == "completed" || l == "terminated" || l == "succeeded" || l == "success" || l == "pass"
+        || l == "finished" || l == "1")
+        return Status::Ok;
+    if (l == "running" || l == "pending" || l == "waiting" || l == "queued")
+        return Status::Running;
+    if (l.find("fail") != std::string::npos || l.find("kill") != std::string::npos
+        || l.find("cancel") != std::string::npos || l == "timeout" || l == "out_of_memory" || l == "oom"
+        || l == "preempted" || l == "0" || l == "5")
+        return Status::Failed;
+    return Status::Ok;
+}
+
+/// Returns true when the row should be skipped because of its status (and counts it).
+bool skipForStatus(TraceBuilder& b, Status st)
+{
+    if (st == Status::Running) {
+        b.skip("still running");
+        return true;
+    }
+    if (st == Status::Failed && !b.opts().keepFailed) {
+        b.skip("failed/killed");
+        return true;
+    }
+    return false;
+}
+
+/// A submit time that is either a number of seconds or a "YYYY-MM-DD HH:MM:SS" date.
+double parseTime(std::string_view t, const FieldRef& at)
+{
+    std::string_view s = trim(t);
+    if (!s.empty() && s.size() >= 10 && s[4] == '-') {
+        double v = 0;
+        if (parseIsoDateTime(s, v))
+            return v;
+        fail(at, "expected a date 'YYYY-MM-DD HH:MM:SS' or seconds, found '" + std::string(s.substr(0, 40)) + "'");
+    }
+    return parseNumber(s, at);
+}
+
+/// Trailing digits of a name ("openb-pod-0042" -> 42), or `fallback`.
+int64_t idFromName(std::string_view name, int64_t fallback)
+{
+    name = trim(name);
+    size_t p = name.size();
+    while (p > 0 && name[p - 1] >= '0' && name[p - 1] <= '9')
+        --p;
+    if (p == name.size() || name.size() - p > 17)
+        return fallback;
+    int64_t v = 0;
+    for (size_t i = p; i < name.size(); ++i)
+        v = v * 10 + (name[i] - '0');
+    return v;
+}
+
+void badWidth(const std::string& file, long ln, const Header& h, size_t got)
+{
+    const size_t col = std::min(got, h.size() - 1);
+    throw IoError(file, ln, h.name(col),
+                  "row has " + std::to_string(got) + " fields, header has " + std::to_string(h.size()));
+}
+
+/// Reads the header row, then calls fn(fields, line) for each data row with the width checked.
+template <class Fn>
+void forEachRow(TraceBuilder& b, LineReader& r, char delim, Header& h, Fn&& fn)
+{
+    FieldSplitter sp;
+    std::string_view line;
+    while (r.next(line) && trim(line).empty()) {
+    }
+    if (trim(line).empty())
+        throw IoError(b.file(), 0, "", "empty file");
+    h = Header(sp.split(line, delim));
+    b.reserveFor(r.sizeBytes(), 32);
+    Progress prog(b.opts());
+    while (r.next(line)) {
+        prog.tick(r);
+        if (trim(line).empty())
+            continue;
+        b.row([&] {
+            const auto& v = sp.split(line, delim);
+            if (v.size() != h.size())
+                badWidth(b.file(), r.lineNo(), h, v.size());
+            fn(v, r.lineNo());
+        });
+    }
+    prog.done();
+}
+
+int col(const Header& h, const TraceBuilder& b, const char* name) { return h.require(name, b.file(), 1); }
+
+} // namespace
+
+// Philly (adaptdl's philly.csv): timestamp,duration,num_gpus,gpu_time,cluster. Not sorted; dates.
+void readPhilly(TraceBuilder& b, LineReader& r)
+{
+    Header h;
+    int cTs = -1, cDur = -1, cGpu = -1, cVc = -1;
+    bool init = false;
+    const std::string& f = b.file();
+    forEachRow(b, r, ',', h, [&](const std::vector<std::string_view>& v, long ln) {
+        if (!init) {
+            cTs = col(h, b, "timestamp");
+            cDur = col(h, b, "duration");
+            cGpu = col(h, b, "num_gpus");
+            cVc = h.index("cluster");
+            init = true;
+        }
+        Job j;
+        j.id = b.nextId++;
+        j.submit = parseTime(v[size_t(cTs)], {f, ln, "timestamp"});
+        j.duration = parseNumber(v[size_t(cDur)], {f, ln, "duration"});
+        j.gpus = double(parseInt(v[size_t(cGpu)], {f, ln, "num_gpus"}));
+        if (j.gpus < 0)
+            fail({f, ln, "num_gpus"}, "negative GPU count");
+        if (cVc >= 0)
+            j.vc = b.intern(b.vcs, v[size_t(cVc)]);
+        b.add(std::move(j), {f, ln, "duration"});
+    });
+}
+
+// Helios (SenseTime, SC'21) cluster_log.csv.
+void readHelios(TraceBuilder& b, LineReader& r)
+{
+    Header h;
+    int cId = -1, cUser = -1, cVc = -1, cGpu = -1, cCpu = -1, cState = -1, cSubmit = -1, cStart = -1, cEnd = -1,
+        cDur = -1;
+    bool init = false;
+    const std::string& f = b.file();
+    forEachRow(b, r, ',', h, [&](const std::vector<std::string_view>& v, long ln) {
+        if (!init) {
+            cId = h.index("job_id");
+            cUser = h.index("user");
+            cVc = h.index("vc");
+            cGpu = col(h, b, "gpu_num");
+            cCpu = h.index("cpu_num");
+            cState = h.index("state");
+            cSubmit = col(h, b, "submit_time");
+            cStart = h.index("start_time");
+            cEnd = h.index("end_time");
+            cDur = h.index("duration");
+            if (cDur < 0 && (cStart < 0 || cEnd < 0))
+                throw IoError(f, 1, "duration", "column missing (and no start_time/end_time to derive it)");
+            init = true;
+        }
+        if (cState >= 0 && skipForStatus(b, classifyStatus(v[size_t(cState)])))
+            return;
+        Job j;
+        const int64_t row = b.nextId++;
+        j.id = row;
+        if (cId >= 0) {
+            const std::string_view idText = trim(v[size_t(cId)]);
+            j.id = idFromName(idText, row);
+        }
+        j.submit = parseTime(v[size_t(cSubmit)], {f, ln, "submit_time"});
+        if (cDur >= 0 && !trim(v[size_t(cDur)]).empty()) {
+            j.duration = parseNumber(v[size_t(cDur)], {f, ln, "duration"});
+        } else {
+            if (cStart < 0 || cEnd < 0 || trim(v[size_t(cEnd)]).empty()) {
+                b.skip("still running");
+                return;
+            }
+            j.duration = parseTime(v[size_t(cEnd)], {f, ln, "end_time"})
+                         - parseTime(v[size_t(cStart)], {f, ln, "start_time"});
+        }
+        j.gpus = double(parseInt(v[size_t(cGpu)], {f, ln, "gpu_num"}));
+        if (j.gpus < 0)
+            fail({f, ln, "gpu_num"}, "negative GPU count");
+        if (cCpu >= 0)
+            j.cpu = float(parseNumberOr(v[size_t(cCpu)], 0, {f, ln, "cpu_num"}));
+        if (cUser >= 0)
+            j.user = b.intern(b.users, v[size_t(cUser)]);
+        if (cVc >= 0)
+            j.vc = b.intern(b.vcs, v[size_t(cVc)]);
+        b.add(std::move(j), {f, ln, "duration"});
+    });
+}
+
+// Alibaba PAI 2020: the task table (headerless: job_name,task_name,inst_num,status,start_time,end_time,
+// plan_cpu,plan_mem,plan_gpu,gpu_type) aggregated per job; users from pai_job_table.csv beside it.
+void readPai2020(TraceBuilder& b, LineReader& r)
+{
+    namespace fs = std::filesystem;
+    const std::string& f0 = b.file();
+    static const char* kTask[] = {"job_name", "task_name", "inst_num", "status", "start_time",
+                                  "end_time", "plan_cpu", "plan_mem", "plan_gpu", "gpu_type"};
+    static const char* kJob[] = {"job_name", "inst_id", "user", "status", "start_time", "end_time"};
+    // Which table were we given? Probe the first line.
+    FieldSplitter sp;
+    std::string taskPath = f0, jobPath;
+    {
+        LineReader probe(f0);
+        std::string_view l;
+        probe.next(l);
+        const auto& v = sp.split(l, ',');
+        if (v.size() == 6) {
+            jobPath = f0;
+            taskPath = (fs::path(f0).parent_path() / "pai_task_table.csv").string();
+            if (!fs::exists(taskPath))
+                throw IoError(f0, 1, "", "a PAI job table holds no GPU demand; pai_task_table.csv must be next to it");
+        } else {
+            const auto jp = fs::path(f0).parent_path() / "pai_job_table.csv";
+            if (fs::exists(jp))
+                jobPath = jp.string();
+        }
+    }
+    std::unordered_map<std::string, int32_t> userOf;
+    if (!jobPath.empty()) {
+        LineReader jr(jobPath);
+        std::string_view l;
+        while (jr.next(l)) {
+            const auto& v = sp.split(l, ',');
+            if (jr.lineNo() == 1 && !v.empty() && trim(v[0]) == "job_name")
+                continue;
+            if (v.size() != 6) {
+                if (b.opts().skipBadRows)
+                    continue;
+                throw IoError(jobPath, jr.lineNo(), kJob[std::min<size_t>(v.size(), 5)],
+                              "row has " + std::to_string(v.size()) + " fields, expected 6");
+            }
+            userOf.emplace(std::string(trim(v[0])), b.intern(b.users, v[2]));
+        }
+    }
+    struct Agg {
+        int64_t id = 0;
+        double start = HUGE_VAL, end = -HUGE_VAL;
+        double gpus = 0, cpu = 0, mem = 0;
+        Status st = Status::Ok;
+        std::string spec;
+    };
+    std::unordered_map<std::string, Agg> jobs;
+    std::vector<std::string> order;
+    LineReader tr(taskPath);
+    std::string_view line;
+    Progress prog(b.opts());
+    const std::string& f = taskPath;
+    while (tr.next(line)) {
+        prog.tick(tr);
+        if (trim(line).empty())
+            continue;
+        const auto& v = sp.split(line, ',');
+        if (tr.lineNo() == 1 && !v.empty() && trim(v[0]) == "job_name")
+            continue;
+        const long ln = tr.lineNo();
+        b.row([&] {
+            if (v.size() != 10)
+                throw IoError(f, ln, kTask[std::min<size_t>(v.size(), 9)],
+                              "row has " + std::to_string(v.size()) + " fields, expected 10");
+            const std::string name(trim(v[0]));
+            auto [it, fresh] = jobs.try_emplace(name);
+            Agg& a = it->second;
+            if (fresh) {
+                a.id = b.nextId++;
+                order.push_back(name);
+            }
+            const Status st = classifyStatus(v[3]);
+            if (st == Status::Running || trim(v[5]).empty() || trim(v[4]).empty())
+                a.st = Status::Running;
+            else if (st == Status::Failed && a.st == Status::Ok)
+                a.st = Status::Failed;
+            if (!trim(v[4]).empty())
+                a.start = std::min(a.start, parseNumber(v[4], {f, ln, "start_time"}));
+            if (!trim(v[5]).empty())
+                a.end = std::max(a.end, parseNumber(v[5], {f, ln, "end_time"}));
+            const double inst = parseNumberOr(v[2], 1, {f, ln, "inst_num"});
+            // plan_gpu is in percent of one GPU (50 = half a GPU), per instance.
+            a.gpus += inst * parseNumberOr(v[8], 0, {f, ln, "plan_gpu"}) / 100.0;
+            a.cpu += inst * parseNumberOr(v[6], 0, {f, ln, "plan_cpu"}) / 100.0;
+            a.mem += inst * parseNumberOr(v[7], 0, {f, ln, "plan_mem"});
+            const std::string_view gt = trim(v[9]);
+            if (!gt.empty() && !iequals(gt, "MISC") && a.spec.empty())
+                a.spec = std::string(gt);
+        });
+    }
+    b.report.rows = 0; // rows = jobs for this format (tasks are aggregated)
+    long rounded = 0;
+    for (const auto& name : order) {
+        const Agg& a = jobs[name];
+        ++b.report.rows;
+        if (skipForStatus(b, a.st))
+            continue;
+        if (!(a.start <= a.end)) {
+            b.skip("still running");
+            continue;
+        }
+        Job j;
+        j.id = a.id;
+        j.submit = a.start; // PAI publishes no submit time; the first task start is the closest
+        j.duration = a.end - a.start;
+        j.gpus = a.gpus < 1.0 ? std::round(a.gpus * 1000) / 1000 : std::ceil(a.gpus - 1e-9);
+        if (a.gpus > 1.0 && j.gpus != a.gpus)
+            ++rounded;
+        j.cpu = float(a.cpu);
+        j.memGb = float(a.mem);
+        if (!a.spec.empty())
+            j.gpuSpec = b.intern(b.specs, a.spec);
+        auto u = userOf.find(name);
+        if (u != userOf.end())
+            j.user = u->second;
+        b.add(std::move(j), {f, 0, "end_time"});
+    }
+    if (rounded)
+        b.trace.notes.push_back(std::to_string(rounded) + " jobs with a fractional demand above 1 GPU rounded up");
+    prog.done();
+}
+
+// Alibaba openb 2023 pod lists.
+void readOpenb(TraceBuilder& b, LineReader& r)
+{
+    constexpr double kTraceEnd = 12902960; // deletion_time of pods alive when the trace was cut
+    Header h;
+    int cName = -1, cCpu = -1, cMem = -1, cNum = -1, cMilli = -1, cSpec = -1, cQos = -1, cPhase = -1, cCreate = -1,
+        cDel = -1, cSched = -1;
+    bool init = false;
+    const std::string& f = b.file();
+    forEachRow(b, r, ',', h, [&](const std::vector<std::string_view>& v, long ln) {
+        if (!init) {
+            cName = h.index("name");
+            cCpu = h.index("cpu_milli");
+            cMem = h.index("memory_mib");
+            cNum = col(h, b, "num_gpu");
+            cMilli = col(h, b, "gpu_milli");
+            cSpec = h.index("gpu_spec");
+            cQos = h.index("qos");
+            cPhase = h.index("pod_phase");
+            cCreate = h.index("creation_time");
+            cDel = h.index("deletion_time");
+            cSched = h.index("scheduled_time");
+            if (cCreate < 0 || cDel < 0)
+                throw IoError(f, 1, "creation_time",
+                              "column missing: this pod list has no times (a placement snapshot, not a trace)");
+            init = true;
+        }
+        if (cPhase >= 0) {
+            const std::string_view ph = trim(v[size_t(cPhase)]);
+            if (iequals(ph, "Pending")) {
+                b.skip("never scheduled");
+                return;
+            }
+            if (iequals(ph, "Failed") && !b.opts().keepFailed) {
+                b.skip("failed/killed");
+                return;
+            }
+        }
+        const double del = parseNumber(v[size_t(cDel)], {f, ln, "deletion_time"});
+        if (del >= kTraceEnd) {
+            b.skip("still running");
+            return;
+        }
+        Job j;
+        const int64_t row = b.nextId++;
+        j.id = cName >= 0 ? idFromName(v[size_t(cName)], row) : row;
+        j.submit = parseNumber(v[size_t(cCreate)], {f, ln, "creation_time"});
+        const double start = (cSched >= 0 && !trim(v[size_t(cSched)]).empty())
+                                 ? parseNumber(v[size_t(cSched)], {f, ln, "scheduled_time"})
+                                 : j.submit;
+        j.duration = del - start;
+        const double num = parseNumber(v[size_t(cNum)], {f, ln, "num_gpu"});
+        const double milli = parseNumber(v[size_t(cMilli)], {f, ln, "gpu_milli"});
+        if (num < 0)
+            fail({f, ln, "num_gpu"}, "negative GPU count");
+        if (milli < 0 || milli > 1000)
+            fail({f, ln, "gpu_milli"}, "must be 0..1000");
+        // gpu_milli is the share of each GPU; below 1000 only single-GPU pods share a device.
+        j.gpus = (num == 1 && milli < 1000) ? milli / 1000.0 : num;
+        if (num == 1 && milli == 0)
+            j.gpus = 0;
+        if (cCpu >= 0)
+            j.cpu = float(parseNumberOr(v[size_t(cCpu)], 0, {f, ln, "cpu_milli"}) / 1000.0);
+        if (cMem >= 0)
+            j.memGb = float(parseNumberOr(v[size_t(cMem)], 0, {f, ln, "memory_mib"}) / 1024.0);
+        if (cSpec >= 0)
+            j.gpuSpec = b.intern(b.specs, v[size_t(cSpec)]);
+        if (cQos >= 0)
+            j.qos = b.intern(b.qos, v[size_t(cQos)]);
+        b.add(std::move(j), {f, ln, "deletion_time"});
+    });
+}
+
+// Gavel: tab-separated, no header; 7 fields (seed0) or 10 fields (physical_cluster).
+void readGavel(TraceBuilder& b, LineReader& r)
+{
+    namespace fs = std::filesystem;
+    const std::string& f = b.file();
+    std::string tp = b.opts().throughputs;
+    if (tp.empty()) {
+        const fs::path dir = fs::path(f).parent_path();
+        for (const fs::path& c : {dir / "simulation_throughputs.json", dir.parent_path() / "simulation_throughputs.json"})
+            if (fs::exists(c)) {
+                tp = c.string();
+                break;
+            }
+    }
+    const std::map<std::pair<std::string, int>, double>* v100 = nullptr;
+    GavelThroughputs table;
+    if (!tp.empty()) {
+        table = loadGavelThroughputs(tp);
+        auto it = table.stepsPerSecond.find("v100");
+        if (it == table.stepsPerSecond.end())
+            throw IoError(tp, 0, "v100", "the throughput table has no v100 entry");
+        v100 = &it->second;
+        b.trace.notes.push_back("durations: total_steps / v100 steps/s from " + fs::path(tp).filename().string());
+    } else {
+        b.trace.notes.push_back("durations: no simulation_throughputs.json found; assumed 1 step/s (duration = total_steps)");
+    }
+    static const char* k7[] = {"job_type", "command", "num_steps_arg", "needs_data_dir", "total_steps", "arrival_time",
+                               "scale_factor"};
+    static const char* k10[] = {"job_type",    "command",      "working_directory", "num_steps_arg",
+                                "needs_data_dir", "total_steps", "scale_factor",     "priority_weight",
+                                "SLO",         "arrival_time"};
+    FieldSplitter sp;
+    std::string_view line;
+    Progress prog(b.opts());
+    size_t width = 0;
+    long fallback = 0;
+    while (r.next(line)) {
+        prog.tick(r);
+        if (trim(line).empty())
+            continue;
+        const long ln = r.lineNo();
+        b.row([&] {
+            const auto& v = sp.split(line, '\t');
+            if (width == 0) {
+                if (v.size() != 7 && v.size() != 10)
+                    throw IoError(f, ln, "", "expected 7 or 10 tab-separated fields, found " + std::to_string(v.size()));
+                width = v.size();
+            }
+            const char* const* names = width == 7 ? k7 : k10;
+            if (v.size() != width)
+                throw IoError(f, ln, names[std::min(v.size(), width - 1)],
+                              "row has " + std::to_string(v.size()) + " fields, expected " + std::to_string(width));
+            const size_t iSteps = width == 7 ? 4 : 5, iArr = width == 7 ? 5 : 9, iScale = width == 7 ? 6 : 6;
+            Job j;
+            j.id = b.nextId++;
+            const std::string_view type = trim(v[0]);
+            j.model = b.intern(b.models, type);
+            j.iterations = parseNumber(v[iSteps], {f, ln, names[iSteps]});
+            j.submit = parseNumber(v[iArr], {f, ln, names[iArr]});
+            j.gpus = double(parseInt(v[iScale], {f, ln, names[iScale]}));
+            if (j.iterations < 0)
+                fail({f, ln, names[iSteps]}, "negative step count");
+            if (j.submit < 0)
+                fail({f, ln, names[iArr]}, "negative arrival time");
+            if (v100) {
+                const std::string key(type);
+                auto it = v100->find({key, int(j.gpus)});
+                if (it == v100->end()) {
+                    it = v100->find({key, 1});
+                    ++fallback;
+                }
+                if (it == v100->end() || !(it->second > 0))
+                    fail({f, ln, "job_type"}, "no v100 throughput for '" + key + "' in " + tp);
+                j.duration = j.iterations / it->second;
+            } else {
+                j.duration = j.iterations;
+            }
+            b.add(std::move(j), {f, ln, names[iSteps]});
+        });
+    }
+    if (fallback)
+        b.trace.notes.push_back(std::to_string(fallback)
+                                + " jobs used the single-GPU throughput (no entry for their scale factor)");
+    prog.done();
+}
+
+// Tiresias: job_id,num_gpu,submit_time,iterations,model_name,duration,interval (seconds).
+void readTiresias(TraceBuilder& b, LineReader& r)
+{
+    Header h;
+    int cId = -1, cGpu = -1, cSub = -1, cIt = -1, cModel = -1, cDur = -1;
+    bool init = false;
+    const std::string& f = b.file();
+    forEachRow(b, r, ',', h, [&](const std::vector<std::string_view>& v, long ln) {
+        if (!init) {
+            cId = col(h, b, "job_id");
+            cGpu = col(h, b, "num_gpu");
+            cSub = col(h, b, "submit_time");
+            cIt = h.index("iterations");
+            cModel = h.index("model_name");
+            cDur = col(h, b, "duration");
+            init = true;
+        }
+        Job j;
+        j.id = parseInt(v[size_t(cId)], {f, ln, "job_id"});
+        j.gpus = double(parseInt(v[size_t(cGpu)], {f, ln, "num_gpu"}));
+        if (j.gpus < 0)
+            fail({f, ln, "num_gpu"}, "negative GPU count");
+        j.submit = parseNumber(v[size_t(cSub)], {f, ln, "submit_time"});
+        j.duration = parseNumber(v[size_t(cDur)], {f, ln, "duration"});
+        if (cIt >= 0)
+            j.iterations = parseNumberOr(v[size_t(cIt)], 0, {f, ln, "iterations"});
+        if (cModel >= 0)
+            j.model = b.intern(b.models, v[size_t(cModel)]);
+        b.add(std::move(j), {f, ln, "duration"});
+    });
+}
+
+// Chronus: minutes; deadline levels as '-'-separated lists.
+void readChronus(TraceBuilder& b, LineReader& r)
+{
+    Header h;
+    int cId = -1, cUser = -1, cGpu = -1, cSub = -1, cIt = -1, cModel = -1, cDur = -1, cTimes = -1, cVals = -1,
+        cBest = -1, cType = -1;
+    bool init = false;
+    const std::string& f = b.file();
+    b.trace.notes.push_back("chronus times are minutes; converted to seconds");
+    forEachRow(b, r, ',', h, [&](const std::vector<std::string_view>& v, long ln) {
+        if (!init) {
+            cId = col(h, b, "job_id");
+            cUser = h.index("user");
+            cGpu = col(h, b, "num_gpu");
+            cSub = col(h, b, "submit_time");
+            cIt = h.index("iterations");
+            cModel = h.index("model_name");
+            cDur = col(h, b, "duration");
+            cTimes = h.index("expect_time_list");
+            cVals = h.index("expect_value_list");
+            cBest = h.index("best_effort");
+            cType = h.index("job_type");
+            init = true;
+        }
+        Job j;
+        j.id = parseInt(v[size_t(cId)], {f, ln, "job_id"});
+        j.gpus = double(parseInt(v[size_t(cGpu)], {f, ln, "num_gpu"}));
+        if (j.gpus < 0)
+            fail({f, ln, "num_gpu"}, "negative GPU count");
+        j.submit = 60.0 * parseNumber(v[size_t(cSub)], {f, ln, "submit_time"});
+        j.duration = 60.0 * parseNumber(v[size_t(cDur)], {f, ln, "duration"});
+        if (cIt >= 0)
+            j.iterations = parseNumberOr(v[size_t(cIt)], 0, {f, ln, "iterations"});
+        if (cModel >= 0)
+            j.model = b.intern(b.models, v[size_t(cModel)]);
+        if (cUser >= 0)
+            j.user = b.intern(b.users, v[size_t(cUser)]);
+        if (cType >= 0)
+            j.qos = b.intern(b.qos, v[size_t(cType)]);
+        const bool best = cBest >= 0 && parseNumberOr(v[size_t(cBest)], 0, {f, ln, "best_effort"}) != 0;
+        if (!best && cTimes >= 0 && cVals >= 0) {
+            std::string_view ts = trim(v[size_t(cTimes)]), vs = trim(v[size_t(cVals)]);
+            while (!ts.empty()) {
+                if (vs.empty())
+                    fail({f, ln, "expect_value_list"}, "fewer values than deadline times");
+                const size_t a = ts.find('-'), c = vs.find('-');
+                DeadlineLevel d;
+                d.offset = 60.0 * parseNumber(ts.substr(0, a), {f, ln, "expect_time_list"});
+                d.value = parseNumber(vs.substr(0, c), {f, ln, "expect_value_list"});
+                j.deadlines.push_back(d);
+                ts = a == std::string_view::npos ? std::string_view() : ts.substr(a + 1);
+                vs = c == std::string_view::npos ? std::string_view() : vs.substr(c + 1);
+            }
+            if (!vs.empty())
+                fail({f, ln, "expect_value_list"}, "more values than deadline times");
+            std::sort(j.deadlines.begin(), j.deadlines.end(),
+                      [](const DeadlineLevel& x, const DeadlineLevel& y) { return x.offset < y.offset; });
+        }
+        b.add(std::move(j), {f, ln, "duration"});
+    });
+}
+
+// Pollux workloads: name,time,application,num_replicas,batch_size. The file has no duration; see
+// docs/FORMATS.md for the per-application estimate used here.
+static double polluxGpuSeconds(std::string_view app)
+{
+    // GPU-hours of work per application: our estimate (Pollux, OSDI'21, Table 1 sizes: imagenet XL,
+    // deepspeech2/yolov3 L, bert/cifar10 M/S, ncf S).
+    const std::string a = lower(app);
+    double h = 2;
+    if (a == "imagenet")
+        h = 100;
+    else if (a == "yolov3")
+        h = 30;
+    else if (a == "deepspeech2")
+        h = 20;
+    else if (a == "bert")
+        h = 4;
+    else if (a == "cifar10")
+        h = 2;
+    else if (a == "ncf")
+        h = 0.5;
+    return h * 3600.0;
+}
+
+void readPollux(TraceBuilder& b, LineReader& r)
+{
+    Header h;
+    int cName = -1, cTime = -1, cApp = -1, cRep = -1;
+    bool init = false;
+    const std::string& f = b.file();
+    b.trace.notes.push_back("pollux: durations estimated per application (GPU-hours / replicas; docs/FORMATS.md)");
+    forEachRow(b, r, ',', h, [&](const std::vector<std::string_view>& v, long ln) {
+        if (!init) {
+            cName = h.index("name");
+            cTime = col(h, b, "time");
+            cApp = col(h, b, "application");
+            cRep = col(h, b, "num_replicas");
+            init = true;
+        }
+        Job j;
+        const int64_t row = b.nextId++;
+        j.id = cName >= 0 ? idFromName(v[size_t(cName)], row) : row;
+        j.submit = parseNumber(v[size_t(cTime)], {f, ln, "time"});
+        j.gpus = double(parseInt(v[size_t(cRep)], {f, ln, "num_replicas"}));
+        if (j.gpus < 0)
+            fail({f, ln, "num_replicas"}, "negative replica count");
+        j.model = b.intern(b.models, v[size_t(cApp)]);
+        j.duration = j.gpus > 0 ? polluxGpuSeconds(v[size_t(cApp)]) / j.gpus : 0;
+        b.add(std::move(j), {f, ln, "time"});
+    });
+}
+
+// Standard Workload Format: 18 whitespace-separated fields, ';' comments, -1 = unknown.
+void readSwf(TraceBuilder& b, LineReader& r)
+{
+    static const char* k[] = {"job", "submit", "wait", "run", "procs", "avgcpu", "mem", "req_procs", "req_time",
+                              "req_mem", "status", "uid", "gid", "app", "queue", "partition", "prev_job", "think_time"};
+    FieldSplitter sp;
+    std::string_view line;
+    Progress prog(b.opts());
+    const std::string& f = b.file();
+    while (r.next(line)) {
+        prog.tick(r);
+        const std::string_view t = trim(line);
+        if (t.empty() || t[0] == ';')
+            continue;
+        const long ln = r.lineNo();
+        b.row([&] {
+            const auto& v = sp.splitWhitespace(t);
+            if (v.size() != 18)
+                throw IoError(f, ln, k[std::min<size_t>(v.size(), 17)],
+                              "row has " + std::to_string(v.size()) + " fields, SWF has 18");
+            auto num = [&](int i) { return parseNumber(v[size_t(i)], {f, ln, k[i]}); };
+            const double status = num(10);
+            if (status == 0 || status == 5) {
+                if (!b.opts().keepFailed) {
+                    b.skip("failed/killed");
+                    return;
+                }
+            }
+            Job j;
+            j.id = parseInt(v[0], {f, ln, "job"});
+            j.submit = num(1);
+            if (j.submit < 0)
+                fail({f, ln, "submit"}, "unknown (-1) submit time");
+            const double run = num(3);
+            if (run == -1) {
+                b.skip("unknown run time");
+                return;
+            }
+            j.duration = run;
+            double procs = num(4);
+            if (procs == -1)
+                procs = num(7);
+            if (procs == -1)
+                fail({f, ln, "procs"}, "both procs and req_procs unknown (-1)");
+            j.gpus = procs;
+            const double uid = num(11), queue = num(14), app = num(13);
+            if (uid >= 0)
+                j.user = b.intern(b.users, v[11]);
+            if (queue >= 0)
+                j.vc = b.intern(b.vcs, v[14]);
+            if (app >= 0)
+                j.model = b.intern(b.models, v[13]);
+            b.add(std::move(j), {f, ln, "run"});
+        });
+    }
+    prog.done();
+}
+
+// Any CSV through a column map (TraceReadOptions::columnMap).
+void readMappedCsv(TraceBuilder& b, LineReader& r)
+{
+    const auto& map = b.opts().columnMap;
+    const std::string& f = b.file();
+    for (const auto& kv : map) {
+        const std::string& k = kv.first;
+        static const char* known[] = {"submit", "gpus", "duration", "end", "start", "id", "model", "user",
+                                      "vc", "qos", "status", "cpu", "mem", "gpu_spec", "iterations"};
+        if (std::find_if(std::begin(known), std::end(known), [&](const char* s) { return k == s; }) == std::end(known))
+            throw IoError(f, 0, k, "unknown --map key (known: submit, gpus, duration, end, start, id, model, user, vc, "
+                                   "qos, status, cpu, mem, gpu_spec, iterations)");
+    }
+    if (!map.count("submit") || !map.count("gpus") || (!map.count("duration") && !map.count("end")))
+        throw IoError(f, 0, "", "--map needs submit=, gpus= and duration= (or end=)");
+    // Time unit / format.
+    const std::string& tf = b.opts().timeFormat;
+    double unit = 1;
+    bool strp = false;
+    if (tf.empty() || tf == "s")
+        unit = 1;
+    else if (tf == "ms")
+        unit = 0.001;
+    else if (tf == "us")
+        unit = 1e-6;
+    else if (tf == "min")
+        unit = 60;
+    else if (tf == "h")
+        unit = 3600;
+    else if (tf.find('%') != std::string::npos)
+        strp = true;
+    else
+        throw IoError(f, 0, "", "unknown --time-format '" + tf + "' (s, ms, us, min, h, or a strptime format)");
+    // Delimiter from the header line.
+    std::string_view first;
+    FieldSplitter sp;
+    while (r.next(first) && trim(first).empty()) {
+    }
+    const char delim = (first.find('\t') != std::string_view::npos && first.find(',') == std::string_view::npos) ? '\t' : ',';
+    const Header h(sp.split(first, delim));
+    auto colOf = [&](const char* key) -> int {
+        auto it = map.find(key);
+        if (it == map.end())
+            return -1;
+        const int i = h.index(it->second);
+        if (i >= 0)
+            return i;
+        if (!it->second.empty() && std::all_of(it->second.begin(), it->second.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+            const int n = std::stoi(it->second);
+            if (n < int(h.size()))
+                return n;
+        }
+        throw IoError(f, 1, it->second, std::string("--map ") + key + "=: no such column in the header");
+    };
+    const int cSub = colOf("submit"), cGpu = colOf("gpus"), cDur = colOf("duration"), cEnd = colOf("end"),
+              cStart = colOf("start"), cId = colOf("id"), cModel = colOf("model"), cUser = colOf("user"),
+              cVc = colOf("vc"), cQos = colOf("qos"), cStatus = colOf("status"), cCpu = colOf("cpu"),
+              cMem = colOf("mem"), cSpec = colOf("gpu_spec"), cIt = colOf("iterations");
+    auto name = [&](int c) -> std::string_view { return h.name(size_t(c)); };
+    auto timeOf = [&](std::string_view t, int c, long ln) {
+        const FieldRef at{f, ln, name(c)};
+        if (strp) {
+            double v = 0;
+            if (!parseTimeWithFormat(t, tf, v))
+                fail(at, "does not match --time-format '" + tf + "': '" + std::string(trim(t).substr(0, 40)) + "'");
+            return v;
+        }
+        return parseTime(t, at) * unit;
+    };
+    std::string_view line;
+    Progress prog(b.opts());
+    while (r.next(line)) {
+        prog.tick(r);
+        if (trim(line).empty())
+            continue;
+        const long ln = r.lineNo();
+        b.row([&] {
+            const auto& v = sp.split(line, delim);
+            if (v.size() != h.size())
+                badWidth(f, ln, h, v.size());
+            if (cStatus >= 0 && skipForStatus(b, classifyStatus(v[size_t(cStatus)])))
+                return;
+            Job j;
+            const int64_t row = b.nextId++;
+            j.id = cId >= 0 ? idFromName(v[size_t(cId)], row) : row;
+            j.submit = timeOf(v[size_t(cSub)], cSub, ln);
+            j.gpus = parseNumber(v[size_t(cGpu)], {f, ln, name(cGpu)});
+            if (j.gpus < 0)
+                fail({f, ln, name(cGpu)}, "negative GPU demand");
+            if (j.gpus > 1)
+                j.gpus = std::ceil(j.gpus - 1e-9);
+            if (cDur >= 0) {
+                j.duration = parseNumber(v[size_t(cDur)], {f, ln, name(cDur)}) * (strp ? 1 : unit);
+            } else {
+                if (trim(v[size_t(cEnd)]).empty()) {
+                    b.skip("still running");
+                    return;
+                }
+                const double end = timeOf(v[size_t(cEnd)], cEnd, ln);
+                const double start = cStart >= 0 ? timeOf(v[size_t(cStart)], cStart, ln) : j.submit;
+                j.duration = end - start;
+            }
+            if (cModel >= 0)
+                j.model = b.intern(b.models, v[size_t(cModel)]);
+            if (cUser >= 0)
+                j.user = b.intern(b.users, v[size_t(cUser)]);
+            if (cVc >= 0)
+                j.vc = b.intern(b.vcs, v[size_t(cVc)]);
+            if (cQos >= 0)
+                j.qos = b.intern(b.qos, v[size_t(cQos)]);
+            if (cSpec >= 0)
+                j.gpuSpec = b.intern(b.specs, v[size_t(cSpec)]);
+            if (cCpu >= 0)
+                j.cpu = float(parseNumberOr(v[size_t(cCpu)], 0, {f, ln, name(cCpu)}));
+            if (cMem >= 0)
+                j.memGb = float(parseNumberOr(v[size_t(cMem)], 0, {f, ln, name(cMem)}));
+            if (cIt >= 0)
+                j.iterations = parseNumberOr(v[size_t(cIt)], 0, {f, ln, name(cIt)});
+            b.add(std::move(j), {f, ln, cDur >= 0 ? name(cDur) : name(cEnd)});
+        });
+    }
+    prog.done();
+}
+
+} // namespace ss::io

@@ -1,0 +1,774 @@
+// DAS networks, checkpoints and the DAS scheduler (ALGORITHMS §2.4-2.6).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <numeric>
+#include <sstream>
+#include <stdexcept>
+
+#include "learn/learn.h"
+#include "learn/nets.h"
+#include "learn/policies.h"
+#include "learn/rwgp.h"
+
+namespace ss::learn {
+
+// ---------------------------------------------------------------- networks
+
+OrderNetImpl::OrderNetImpl(const AgentConfig& c) : mc(c.mc()), d(c.dModel)
+{
+    emb1 = register_module("emb1", torch::nn::Linear(kJobFeatures, d));
+    emb2 = register_module("emb2", torch::nn::Linear(d, d));
+    if (mc) {
+        squeezeF = register_module("squeezeF", torch::nn::Linear(d, d));
+        gateW = register_module("gateW", torch::nn::Linear(2 * d, d));
+    }
+    // Dropout 0: the policy must be a deterministic function of its input for PPO's ratios.
+    auto layer = torch::nn::TransformerEncoderLayer(
+        torch::nn::TransformerEncoderLayerOptions(d, c.heads).dim_feedforward(2 * d).dropout(0.0));
+    encoder = register_module("encoder", torch::nn::TransformerEncoder(
+                                             torch::nn::TransformerEncoderOptions(layer, c.layers)));
+    head = register_module("head", torch::nn::Linear(d, 2));
+    // Start near "all priorities equal, moderate spread": the untrained policy is close to FIFO-with-noise.
+    torch::NoGradGuard ng;
+    head->weight.mul_(0.1);
+    head->bias.zero_();
+    head->bias[1].fill_(-0.5);
+}
+
+static torch::Tensor positionalEncoding(int64_t n, int64_t d)
+{
+    auto pos = torch::arange(n, torch::kFloat).unsqueeze(1);
+    auto i = torch::arange(0, d, 2, torch::kFloat);
+    auto div = torch::exp(i * (-std::log(10000.0) / double(d)));
+    auto pe = torch::zeros({n, d});
+    pe.index_put_({torch::indexing::Slice(), torch::indexing::Slice(0, torch::indexing::None, 2)}, torch::sin(pos * div));
+    pe.index_put_({torch::indexing::Slice(), torch::indexing::Slice(1, torch::indexing::None, 2)},
+                  torch::cos(pos * div).index({torch::indexing::Slice(), torch::indexing::Slice(0, d / 2)}));
+    return pe;
+}
+
+std::tuple<torch::Tensor, torch::Tensor, torch::Tensor> OrderNetImpl::forward(const torch::Tensor& x,
+                                                                             const torch::Tensor& pad)
+{
+    const int64_t B = x.size(0), N = x.size(1);
+    auto S = emb2(torch::relu(emb1(x)));                  // [B,N,d]
+    torch::Tensor gate;
+    if (mc) {
+        // Squeeze: masked average pool over the queue (permutation-invariant, any length).
+        torch::Tensor w = pad.defined() ? (~pad).to(torch::kFloat).unsqueeze(-1) : torch::ones({B, N, 1});
+        auto ctx = (S * w).sum(1) / w.sum(1).clamp_min(1.0);  // [B,d]
+        auto f = torch::relu(squeezeF(ctx)).unsqueeze(1).expand({B, N, d});
+        auto delta = torch::sigmoid(gateW(torch::cat({S, f}, -1)));
+        S = delta * f + (1 - delta) * S;                  // communicate: gated fusion
+        gate = delta.mean(-1);
+    }
+    S = S + positionalEncoding(N, d).unsqueeze(0);
+    auto h = encoder->forward(S.transpose(0, 1), torch::Tensor(), pad).transpose(0, 1);
+    auto out = head(h);
+    auto mu = out.select(-1, 0);
+    auto logstd = out.select(-1, 1).clamp(-4.0, 1.0);
+    return std::make_tuple(mu, logstd, gate);
+}
+
+PlaceNetImpl::PlaceNetImpl(const AgentConfig& c)
+{
+    l1 = register_module("l1", torch::nn::Linear(kPlaceInput, c.dModel));
+    l2 = register_module("l2", torch::nn::Linear(c.dModel, c.dModel));
+    l3 = register_module("l3", torch::nn::Linear(c.dModel, 1));
+    logScale = register_parameter("logScale", torch::full({1}, std::log(0.5)));
+    torch::NoGradGuard ng;
+    l3->weight.mul_(0.1);
+}
+
+torch::Tensor PlaceNetImpl::forward(const torch::Tensor& x)
+{
+    return l3(torch::relu(l2(torch::relu(l1(x))))).squeeze(-1);
+}
+
+CriticImpl::CriticImpl(const AgentConfig& c)
+{
+    l1 = register_module("l1", torch::nn::Linear(kGlobalFeatures, 2 * c.dModel));
+    l2 = register_module("l2", torch::nn::Linear(2 * c.dModel, 2 * c.dModel));
+    l3 = register_module("l3", torch::nn::Linear(2 * c.dModel, 1));
+}
+
+torch::Tensor CriticImpl::forward(const torch::Tensor& g)
+{
+    return l3(torch::tanh(l2(torch::tanh(l1(g))))).squeeze(-1);
+}
+
+DasAgent::DasAgent(AgentConfig c, uint64_t initSeed) : cfg(std::move(c))
+{
+    if (cfg.dModel < 4 || cfg.heads < 1 || cfg.dModel % cfg.heads != 0 || cfg.layers < 1 || cfg.maxQueue < 1)
+        throw std::invalid_argument("DAS: d_model must be a multiple of heads, layers >= 1");
+    if (cfg.variant != "das" && cfg.variant != "da" && cfg.variant != "da+mc" && cfg.variant != "da+rwgp")
+        throw std::invalid_argument("DAS: unknown variant '" + cfg.variant + "' (das, da, da+mc, da+rwgp)");
+    torch::manual_seed(initSeed);
+    order = OrderNet(cfg);
+    place = PlaceNet(cfg);
+    critic = Critic(cfg);
+}
+
+std::vector<torch::Tensor> DasAgent::parameters() const
+{
+    std::vector<torch::Tensor> p = order->parameters();
+    for (auto& t : place->parameters())
+        p.push_back(t);
+    for (auto& t : critic->parameters())
+        p.push_back(t);
+    return p;
+}
+
+torch::Tensor orderLogProb(const torch::Tensor& mu, const torch::Tensor& logstd, const torch::Tensor& rho,
+                           const torch::Tensor& valid)
+{
+    auto z = (rho - mu) * torch::exp(-logstd);
+    auto lp = -0.5 * z * z - logstd;
+    // Mean over the queue instead of the sum: a sum over 100 jobs makes PPO ratios explode ([I] choice).
+    return (lp * valid).sum(-1) / valid.sum(-1).clamp_min(1.0);
+}
+
+torch::Tensor placeLogProb(const torch::Tensor& mu, const torch::Tensor& logScale, const torch::Tensor& action,
+                           const torch::Tensor& linv, const torch::Tensor& mask)
+{
+    auto diff = action - mu; // [B,M]
+    if (linv.defined())
+        diff = torch::matmul(linv, diff.unsqueeze(-1)).squeeze(-1);
+    auto z = diff * torch::exp(-logScale);
+    auto lp = -0.5 * z * z - logScale;
+    return (lp * mask).sum(-1) / mask.sum(-1).clamp_min(1.0);
+}
+
+// ---------------------------------------------------------------- checkpoints
+
+static const char kMagic[8] = {'S', 'S', 'C', 'K', 'P', 'T', '\r', '\n'};
+
+static uint64_t fnv1a(const std::string& s, uint64_t h = 1469598103934665603ULL)
+{
+    for (unsigned char c : s) {
+        h ^= c;
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+static std::string jsonEscape(const std::string& s)
+{
+    std::string o;
+    for (char c : s) {
+        if (c == '"' || c == '\\')
+            o += '\\';
+        if (c == '\n') {
+            o += "\\n";
+            continue;
+        }
+        o += c;
+    }
+    return o;
+}
+
+static std::string metaJson(const CheckpointMeta& m)
+{
+    std::ostringstream o;
+    o << "{\"format\": \"schedstudio-checkpoint\", \"format_version\": " << kCheckpointVersion
+      << ", \"feature_version\": " << kFeatureVersion << ", \"policy\": \"" << jsonEscape(m.agent.variant)
+      << "\", \"d_model\": " << m.agent.dModel << ", \"heads\": " << m.agent.heads << ", \"layers\": " << m.agent.layers
+      << ", \"tau\": " << m.agent.tau << ", \"max_queue\": " << m.agent.maxQueue << ", \"job_features\": " << kJobFeatures
+      << ", \"machine_features\": " << kMachineFeatures << ", \"global_features\": " << kGlobalFeatures
+      << ", \"cluster\": \"" << jsonEscape(m.clusterName) << "\", \"cluster_fingerprint\": \""
+      << jsonEscape(m.clusterFingerprint) << "\", \"machines\": " << m.machines << ", \"seed\": " << m.seed
+      << ", \"iterations\": " << m.iterations << ", \"env_steps\": " << m.envSteps << ", \"train_trace\": \""
+      << jsonEscape(m.trainTrace) << "\", \"command\": \"" << jsonEscape(m.command) << "\"}";
+    return o.str();
+}
+
+// A flat JSON object of strings and numbers (all the header needs).
+static std::map<std::string, std::string> parseFlatJson(const std::string& s, const std::string& file)
+{
+    std::map<std::string, std::string> out;
+    size_t i = 0;
+    auto fail = [&](const char* why) {
+        throw std::runtime_error(file + ": corrupt checkpoint header (" + why + ")");
+    };
+    auto ws = [&] {
+        while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i])))
+            ++i;
+    };
+    auto str = [&] {
+        if (i >= s.size() || s[i] != '"')
+            fail("expected a string");
+        ++i;
+        std::string v;
+        while (i < s.size() && s[i] != '"') {
+            if (s[i] == '\\' && i + 1 < s.size()) {
+                ++i;
+                v += s[i] == 'n' ? '\n' : s[i];
+            } else
+                v += s[i];
+            ++i;
+        }
+        if (i >= s.size())
+            fail("unterminated string");
+        ++i;
+        return v;
+    };
+    ws();
+    if (i >= s.size() || s[i] != '{')
+        fail("expected '{'");
+    ++i;
+    for (;;) {
+        ws();
+        if (i < s.size() && s[i] == '}')
+            break;
+        std::string k = str();
+        ws();
+        if (i >= s.size() || s[i] != ':')
+            fail("expected ':'");
+        ++i;
+        ws();
+        std::string v;
+        if (i < s.size() && s[i] == '"')
+            v = str();
+        else {
+            while (i < s.size() && s[i] != ',' && s[i] != '}')
+                v += s[i++];
+            while (!v.empty() && std::isspace(static_cast<unsigned char>(v.back())))
+                v.pop_back();
+        }
+        out[k] = v;
+        ws();
+        if (i < s.size() && s[i] == ',') {
+            ++i;
+            continue;
+        }
+        if (i < s.size() && s[i] == '}')
+            break;
+        fail("expected ',' or '}'");
+    }
+    return out;
+}
+
+static std::string namedKey(const std::string& prefix, const std::string& name)
+{
+    std::string k = prefix + "." + name;
+    std::replace(k.begin(), k.end(), '.', '/'); // archive keys must not contain '.'
+    return k;
+}
+
+void saveCheckpoint(const std::string& path, const DasAgent& agent, const CheckpointMeta& meta,
+                    const std::vector<std::pair<std::string, torch::Tensor>>& extra)
+{
+    torch::serialize::OutputArchive ar;
+    auto put = [&](const std::string& prefix, const torch::nn::Module& m) {
+        for (const auto& p : m.named_parameters(true))
+            ar.write(namedKey(prefix, p.key()), p.value().detach().clone());
+        for (const auto& p : m.named_buffers(true))
+            ar.write(namedKey(prefix, p.key()), p.value().detach().clone(), true);
+    };
+    put("order", *agent.order);
+    put("place", *agent.place);
+    put("critic", *agent.critic);
+    for (const auto& [k, t] : extra)
+        ar.write(namedKey("extra", k), t.detach().clone(), true);
+    std::ostringstream blob;
+    ar.save_to(blob);
+    const std::string tensors = blob.str();
+    const std::string json = metaJson(meta);
+    const uint64_t sum = fnv1a(tensors, fnv1a(json));
+
+    const std::string tmp = path + ".tmp";
+    {
+        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+        if (!f)
+            throw std::runtime_error(path + ": cannot write checkpoint");
+        auto u32 = [&](uint32_t v) { f.write(reinterpret_cast<const char*>(&v), 4); };
+        auto u64 = [&](uint64_t v) { f.write(reinterpret_cast<const char*>(&v), 8); };
+        f.write(kMagic, 8);
+        u32(kCheckpointVersion);
+        u32(uint32_t(json.size()));
+        f.write(json.data(), std::streamsize(json.size()));
+        u64(uint64_t(tensors.size()));
+        f.write(tensors.data(), std::streamsize(tensors.size()));
+        u64(sum);
+        if (!f)
+            throw std::runtime_error(path + ": write failed");
+    }
+    // Write-then-rename so that an interrupted save never leaves a half checkpoint under the real name.
+    if (std::rename(tmp.c_str(), path.c_str()) != 0)
+        throw std::runtime_error(path + ": cannot rename temporary checkpoint file");
+}
+
+struct RawCheckpoint {
+    std::map<std::string, std::string> json;
+    std::string tensors;
+};
+
+static RawCheckpoint readRaw(const std::string& path, bool withTensors)
+{
+    std::ifstream f(path, std::ios::binary);
+    if (!f)
+        throw std::runtime_error(path + ": cannot open checkpoint");
+    char magic[8];
+    if (!f.read(magic, 8) || std::memcmp(magic, kMagic, 8) != 0)
+        throw std::runtime_error(path + ": not a SchedStudio checkpoint (bad magic)");
+    uint32_t version = 0, jlen = 0;
+    if (!f.read(reinterpret_cast<char*>(&version), 4))
+        throw std::runtime_error(path + ": truncated checkpoint (no version)");
+    if (version == 0 || version > kCheckpointVersion)
+        throw std::runtime_error(path + ": checkpoint format version " + std::to_string(version)
+                                 + " is not supported (this build reads up to " + std::to_string(kCheckpointVersion) + ")");
+    if (!f.read(reinterpret_cast<char*>(&jlen), 4) || jlen > (1u << 20))
+        throw std::runtime_error(path + ": corrupt checkpoint (header length)");
+    std::string json(jlen, '\0');
+    if (!f.read(json.data(), jlen))
+        throw std::runtime_error(path + ": truncated checkpoint (header)");
+    uint64_t tlen = 0;
+    if (!f.read(reinterpret_cast<char*>(&tlen), 8) || tlen > (uint64_t(1) << 32))
+        throw std::runtime_error(path + ": truncated or corrupt checkpoint (tensor length)");
+    RawCheckpoint raw;
+    raw.tensors.resize(size_t(tlen));
+    if (!f.read(raw.tensors.data(), std::streamsize(tlen)))
+        throw std::runtime_error(path + ": truncated checkpoint (tensors)");
+    uint64_t sum = 0;
+    if (!f.read(reinterpret_cast<char*>(&sum), 8))
+        throw std::runtime_error(path + ": truncated checkpoint (checksum)");
+    if (sum != fnv1a(raw.tensors, fnv1a(json)))
+        throw std::runtime_error(path + ": corrupt checkpoint (checksum mismatch)");
+    raw.json = parseFlatJson(json, path);
+    if (!withTensors)
+        raw.tensors.clear();
+    return raw;
+}
+
+static CheckpointMeta metaFrom(const std::map<std::string, std::string>& j, const std::string& path)
+{
+    auto get = [&](const std::string& k) -> std::string {
+        auto it = j.find(k);
+        if (it == j.end())
+            throw std::runtime_error(path + ": checkpoint header lacks '" + k + "'");
+        return it->second;
+    };
+    auto num = [&](const std::string& k) -> long long {
+        try {
+            return std::stoll(get(k));
+        } catch (const std::logic_error&) {
+            throw std::runtime_error(path + ": checkpoint header field '" + k + "' is not a number");
+        }
+    };
+    if (get("format") != "schedstudio-checkpoint")
+        throw std::runtime_error(path + ": not a SchedStudio checkpoint");
+    if (num("feature_version") != kFeatureVersion || num("job_features") != kJobFeatures
+        || num("machine_features") != kMachineFeatures || num("global_features") != kGlobalFeatures)
+        throw std::runtime_error(path + ": checkpoint feature sizes (version " + get("feature_version")
+                                 + ") do not match this build (version " + std::to_string(kFeatureVersion) + ")");
+    CheckpointMeta m;
+    m.agent.variant = get("policy");
+    m.agent.dModel = int(num("d_model"));
+    m.agent.heads = int(num("heads"));
+    m.agent.layers = int(num("layers"));
+    m.agent.tau = int(num("tau"));
+    m.agent.maxQueue = int(num("max_queue"));
+    m.clusterName = get("cluster");
+    m.clusterFingerprint = get("cluster_fingerprint");
+    m.machines = int(num("machines"));
+    m.seed = uint64_t(num("seed"));
+    m.iterations = int(num("iterations"));
+    m.envSteps = num("env_steps");
+    m.trainTrace = get("train_trace");
+    m.command = get("command");
+    return m;
+}
+
+CheckpointMeta readCheckpointMeta(const std::string& path)
+{
+    return metaFrom(readRaw(path, false).json, path);
+}
+
+std::shared_ptr<DasAgent> loadCheckpoint(const std::string& path, CheckpointMeta* metaOut,
+                                         std::vector<std::pair<std::string, torch::Tensor>>* extra)
+{
+    RawCheckpoint raw = readRaw(path, true);
+    CheckpointMeta meta = metaFrom(raw.json, path);
+    std::shared_ptr<DasAgent> agent;
+    try {
+        agent = std::make_shared<DasAgent>(meta.agent);
+    } catch (const std::exception& e) {
+        throw std::runtime_error(path + ": " + e.what());
+    }
+    torch::serialize::InputArchive ar;
+    try {
+        std::istringstream in(raw.tensors);
+        ar.load_from(in);
+    } catch (const std::exception&) {
+        throw std::runtime_error(path + ": corrupt checkpoint (tensor archive unreadable)");
+    }
+    torch::NoGradGuard ng;
+    auto get = [&](const std::string& prefix, torch::nn::Module& m) {
+        auto fill = [&](const std::string& name, torch::Tensor& dst, bool buffer) {
+            torch::Tensor t;
+            const std::string key = namedKey(prefix, name);
+            try {
+                ar.read(key, t, buffer);
+            } catch (const std::exception&) {
+                throw std::runtime_error(path + ": checkpoint lacks tensor '" + prefix + "." + name + "'");
+            }
+            if (t.sizes() != dst.sizes())
+                throw std::runtime_error(path + ": tensor '" + prefix + "." + name + "' has the wrong shape");
+            dst.copy_(t);
+        };
+        for (auto& p : m.named_parameters(true))
+            fill(p.key(), p.value(), false);
+        for (auto& p : m.named_buffers(true))
+            fill(p.key(), p.value(), true);
+    };
+    get("order", *agent->order);
+    get("place", *agent->place);
+    get("critic", *agent->critic);
+    if (extra)
+        for (auto& [k, t] : *extra) {
+            try {
+                ar.read(namedKey("extra", k), t, true);
+            } catch (const std::exception&) {
+                t = torch::Tensor();
+            }
+        }
+    if (metaOut)
+        *metaOut = meta;
+    return agent;
+}
+
+// ---------------------------------------------------------------- the scheduler
+
+namespace {
+
+class DasScheduler : public Scheduler {
+public:
+    DasScheduler(std::shared_ptr<DasAgent> agent, Episode* collect, bool sampleOrder, bool samplePlace, bool backfill)
+        : m_agent(std::move(agent)), m_collect(collect), m_sampleOrder(sampleOrder || collect),
+          m_samplePlace(samplePlace || collect), m_backfill(backfill)
+    {
+    }
+    std::string name() const override { return m_agent->cfg.variant; }
+
+    void reset(const SimSetup& setup) override
+    {
+        m_M = setup.cluster.machineCount();
+        if (m_agent->cfg.rwgp()) {
+            RwgpState::Params p;
+            p.tau = m_agent->cfg.tau;
+            m_gp = RwgpState(setup.cluster, p);
+        }
+        m_lastT = -1;
+        m_pendingWeight = 0;
+        m_machineIn.assign(size_t(m_M) * kPlaceInput, 0.f);
+        m_mfeat.assign(size_t(m_M) * kMachineFeatures, 0.f);
+    }
+
+    void schedule(SchedContext& ctx) override
+    {
+        torch::NoGradGuard ng;
+        // Waiting penalty of the interval since the previous decision goes to the previous recorded step.
+        if (m_collect && !m_collect->steps.empty() && m_lastT >= 0)
+            m_collect->steps.back().reward -=
+                m_collect->rewardAlpha * m_pendingWeight * (ctx.now() - m_lastT) / 3600.0 / kPenaltyNorm;
+        m_lastT = ctx.now();
+
+        std::vector<int> queue;
+        const int cap = m_agent->cfg.maxQueue;
+        ctx.forEachPending([&](int j) {
+            queue.push_back(j);
+            return int(queue.size()) < cap;
+        });
+        bool anyFits = false;
+        for (int j : queue)
+            if (canFitNow(ctx, j)) {
+                anyFits = true;
+                break;
+            }
+        if (queue.empty() || !anyFits) {
+            if (ctx.recording() && !queue.empty()) {
+                std::vector<ScoredJob> ranked;
+                for (size_t i = 0; i < queue.size(); ++i)
+                    ranked.push_back(ScoredJob{queue[i], float(-double(i))});
+                ctx.recordQueue(std::move(ranked));
+            }
+            updatePendingWeight(ctx);
+            return;
+        }
+
+        // --- ordering agent
+        const int N = int(queue.size());
+        std::vector<float> jf(size_t(N) * kJobFeatures);
+        for (int i = 0; i < N; ++i)
+            jobFeatures(ctx, queue[size_t(i)], i, N, jf.data() + size_t(i) * kJobFeatures);
+        auto x = torch::from_blob(jf.data(), {1, N, kJobFeatures}, torch::kFloat).clone();
+        auto [mu, logstd, gate] = m_agent->order->forward(x, torch::Tensor());
+        mu = mu.squeeze(0).contiguous();
+        logstd = logstd.squeeze(0).contiguous();
+        std::vector<float> rho(static_cast<size_t>(N));
+        const float* pm = mu.data_ptr<float>();
+        const float* ps = logstd.data_ptr<float>();
+        for (int i = 0; i < N; ++i)
+            rho[size_t(i)] = m_sampleOrder ? float(pm[i] + std::exp(ps[i]) * ctx.rng().normal()) : pm[i];
+        std::vector<int> idx(static_cast<size_t>(N));
+        std::iota(idx.begin(), idx.end(), 0);
+        std::stable_sort(idx.begin(), idx.end(), [&](int a, int b) { return rho[size_t(a)] > rho[size_t(b)]; });
+
+        StepSample* step = nullptr;
+        if (m_collect) {
+            m_collect->steps.emplace_back();
+            step = &m_collect->steps.back();
+            std::vector<float> g(kGlobalFeatures);
+            globalFeatures(ctx, queue, g.data());
+            step->global = torch::from_blob(g.data(), {kGlobalFeatures}, torch::kFloat).clone();
+            step->jobs = x.squeeze(0);
+            step->rho = torch::from_blob(rho.data(), {N}, torch::kFloat).clone();
+            step->logpOrder =
+                orderLogProb(mu, logstd, step->rho, torch::ones({N})).item<float>();
+        }
+        if (ctx.recording()) {
+            std::vector<ScoredJob> ranked;
+            const float* pg = gate.defined() ? gate.squeeze(0).contiguous().data_ptr<float>() : nullptr;
+            for (int i : idx)
+                ranked.push_back(ScoredJob{queue[size_t(i)], rho[size_t(i)], std::exp(ps[i]),
+                                           pg ? pg[i] : kNoScore});
+            ctx.recordQueue(std::move(ranked));
+        }
+
+        // --- placement agent, job by job in priority order
+        double rewardSum = 0;
+        int acted = 0;
+        for (int i : idx) {
+            const int j = queue[size_t(i)];
+            if (!canFitNow(ctx, j)) {
+                ++acted;
+                if (!m_backfill)
+                    break;
+                continue;
+            }
+            ++acted;
+            std::vector<GpuSlot> slots = placeJob(ctx, j, jf.data() + size_t(i) * kJobFeatures, step);
+            if (slots.empty()) {
+                if (!m_backfill)
+                    break;
+                continue;
+            }
+            int coRunners = 0;
+            for (const GpuSlot& g : slots)
+                coRunners = std::max(coRunners, ctx.state().jobsOnMachine(ctx.cluster().machineOfGpu(g.gpu)));
+            const double rate = ctx.start(j, slots, m_agent->cfg.variant);
+            if (m_collect)
+                rewardSum += placedReward(ctx, j, slots, rate);
+            if (m_gp.machineCount() > 0) {
+                const double perf = normalisedPerformance(ctx, j, slots, rate, coRunners);
+                int last = -1;
+                for (const GpuSlot& g : slots) {
+                    const int m = ctx.cluster().machineOfGpu(g.gpu);
+                    if (m != last)
+                        m_gp.observe(m, perf);
+                    last = m;
+                }
+            }
+        }
+        if (step)
+            step->reward += rewardSum / kPenaltyNorm;
+        (void)acted;
+        updatePendingWeight(ctx);
+    }
+
+private:
+    // Reward normaliser: a constant instead of N' so the waiting penalty grows with the queue ([I], §2.7).
+    static constexpr double kPenaltyNorm = 16.0;
+    std::shared_ptr<DasAgent> m_agent;
+    Episode* m_collect;
+    bool m_sampleOrder, m_samplePlace, m_backfill;
+    int m_M = 0;
+    RwgpState m_gp;
+    double m_lastT = -1;
+    double m_pendingWeight = 0;
+    std::vector<float> m_machineIn, m_mfeat;
+
+    void updatePendingWeight(const SchedContext& ctx)
+    {
+        double w = 0;
+        ctx.forEachPending([&](int j) {
+            w += ctx.job(j).fractional() ? ctx.job(j).gpus : ctx.job(j).wholeGpus();
+            return true;
+        });
+        m_pendingWeight = w;
+    }
+
+    std::vector<GpuSlot> placeJob(SchedContext& ctx, int j, const float* jobFeat, StepSample* step)
+    {
+        const int M = m_M;
+        machineFeatures(ctx, j, m_mfeat.data());
+        const bool rw = m_gp.machineCount() > 0;
+        const GpPosterior* post = rw ? &m_gp.posterior() : nullptr;
+        for (int m = 0; m < M; ++m) {
+            float* o = m_machineIn.data() + size_t(m) * kPlaceInput;
+            std::copy_n(m_mfeat.data() + size_t(m) * kMachineFeatures, kMachineFeatures, o);
+            std::copy_n(jobFeat, kJobFeatures, o + kMachineFeatures);
+            o[kMachineFeatures + kJobFeatures] = rw ? float(post->mean(m) * 5.0) : 0.f;
+            o[kMachineFeatures + kJobFeatures + 1] = rw ? float(std::sqrt(std::max(0.0, post->cov(m, m))) * 5.0) : 0.f;
+        }
+        auto in = torch::from_blob(m_machineIn.data(), {M, kPlaceInput}, torch::kFloat);
+        auto mu = m_agent->place->forward(in).contiguous();
+        const double s = std::exp(m_agent->place->logScale.item<double>());
+        const float* pm = mu.data_ptr<float>();
+        Eigen::VectorXd score(M);
+        for (int m = 0; m < M; ++m)
+            score(m) = pm[m];
+        if (m_samplePlace) {
+            Eigen::VectorXd z(M);
+            for (int m = 0; m < M; ++m)
+                z(m) = ctx.rng().normal();
+            if (rw) {
+                // Correlated exploration: similar machines move together (Thompson-like, §2.6).
+                const Eigen::MatrixXd& L = m_gp.choleskyL();
+                const double norm = std::sqrt(std::max(1e-12, m_gp.params().priorVar));
+                Eigen::VectorXd lz = L.triangularView<Eigen::Lower>() * z;
+                score += (s / norm) * lz;
+            } else
+                score += s * z;
+        }
+        std::vector<int> order(static_cast<size_t>(M));
+        std::iota(order.begin(), order.end(), 0);
+        std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return score(a) > score(b); });
+        std::vector<GpuSlot> slots = collectSlots(ctx, j, order);
+
+        if (step) {
+            PlaceSample ps;
+            ps.input = in.clone();
+            std::vector<float> a(static_cast<size_t>(M));
+            for (int m = 0; m < M; ++m)
+                a[size_t(m)] = float(score(m));
+            ps.action = torch::from_blob(a.data(), {M}, torch::kFloat).clone();
+            ps.mask = torch::ones({M});
+            if (rw) {
+                // Sigma = L L^T / priorVar, so Sigma^-1/2 = sqrt(priorVar) * L^-1.
+                const Eigen::MatrixXd& L = m_gp.choleskyL();
+                Eigen::MatrixXf Linv = (L.triangularView<Eigen::Lower>().solve(Eigen::MatrixXd::Identity(M, M))
+                                        * std::sqrt(m_gp.params().priorVar))
+                                           .cast<float>();
+                // Eigen is column-major; torch wants row-major.
+                Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> R = Linv;
+                ps.linv = torch::from_blob(R.data(), {M, M}, torch::kFloat).clone();
+            }
+            ps.logp = placeLogProb(mu, m_agent->place->logScale, ps.action, ps.linv, ps.mask).item<float>();
+            step->place.push_back(std::move(ps));
+        }
+        if (ctx.recording()) {
+            std::vector<float> aff(static_cast<size_t>(M)), var;
+            for (int m = 0; m < M; ++m)
+                aff[size_t(m)] = pm[m]; // the posterior mean score; the sample decided, the mean explains
+            if (rw) {
+                var.resize(size_t(M));
+                for (int m = 0; m < M; ++m)
+                    var[size_t(m)] = float(s * s * post->cov(m, m) / m_gp.params().priorVar);
+            } else
+                var.assign(size_t(M), float(s * s));
+            ctx.recordPlacement(j, slots, std::move(aff), slots.empty() ? "no fit" : m_agent->cfg.variant,
+                                std::move(var));
+        }
+        return slots;
+    }
+};
+
+} // namespace
+
+std::unique_ptr<Scheduler> makeDasScheduler(std::shared_ptr<DasAgent> agent, Episode* collect, bool sampleOrder,
+                                            bool samplePlace, bool backfill)
+{
+    return std::make_unique<DasScheduler>(std::move(agent), collect, sampleOrder, samplePlace, backfill);
+}
+
+CheckpointInfo readCheckpointInfo(const std::string& path)
+{
+    CheckpointMeta m;
+    loadCheckpoint(path, &m);
+    CheckpointInfo i;
+    i.policy = m.agent.variant;
+    i.clusterName = m.clusterName;
+    i.clusterFingerprint = m.clusterFingerprint;
+    i.trainTrace = m.trainTrace;
+    i.command = m.command;
+    i.formatVersion = int(kCheckpointVersion);
+    i.iterations = m.iterations;
+    i.dModel = m.agent.dModel;
+    i.heads = m.agent.heads;
+    i.layers = m.agent.layers;
+    i.tau = m.agent.tau;
+    i.envSteps = m.envSteps;
+    i.seed = m.seed;
+    return i;
+}
+
+namespace {
+
+// Resolves the checkpoint at reset (the cluster is known only then) and forwards to DasScheduler.
+class DasPolicy : public Scheduler {
+public:
+    DasPolicy(std::string variant, PolicyOptions opts) : m_variant(std::move(variant)), m_opts(std::move(opts)) {}
+    std::string name() const override { return m_variant; }
+    void reset(const SimSetup& setup) override
+    {
+        torch::set_num_threads(1);
+        std::string path = m_opts.checkpoint;
+        const bool explicitPath = !path.empty();
+        if (!explicitPath)
+            path = shippedCheckpoint(m_variant, setup.cluster.name);
+        std::shared_ptr<DasAgent> agent;
+        if (!path.empty()) {
+            CheckpointMeta meta;
+            agent = loadCheckpoint(path, &meta);
+            if (meta.agent.variant != m_variant)
+                throw std::runtime_error(path + ": checkpoint is for policy '" + meta.agent.variant + "', not '"
+                                         + m_variant + "'");
+            const std::string fp = setup.cluster.fingerprint();
+            if (meta.clusterFingerprint != fp && m_opts.param("das.allow_other_cluster", "0") != "1") {
+                if (explicitPath)
+                    throw std::runtime_error(path + ": checkpoint was trained for cluster '" + meta.clusterName
+                                             + "' (fingerprint " + meta.clusterFingerprint + "), the run uses '"
+                                             + setup.cluster.name + "' (" + fp
+                                             + "); pass das.allow_other_cluster=1 to use it anyway");
+                std::fprintf(stderr, "warning: shipped %s checkpoint %s does not match cluster '%s'; using an "
+                             "untrained policy\n", m_variant.c_str(), path.c_str(), setup.cluster.name.c_str());
+                agent.reset();
+            }
+        } else {
+            std::fprintf(stderr, "warning: no trained %s checkpoint for cluster '%s'; using a deterministic "
+                         "untrained policy (train one with `schedstudio-cli train`)\n", m_variant.c_str(),
+                         setup.cluster.name.c_str());
+        }
+        if (!agent) {
+            AgentConfig c;
+            c.variant = m_variant;
+            c.tau = int(m_opts.paramD("das.tau", c.tau));
+            c.heads = int(m_opts.paramD("das.heads", c.heads));
+            agent = std::make_shared<DasAgent>(c, 1);
+        }
+        agent->order->eval();
+        m_inner = makeDasScheduler(agent, nullptr, m_opts.param("das.sample_order", "0") == "1",
+                                   m_opts.param("das.sample_place", "1") == "1", m_opts.backfill);
+        m_inner->reset(setup);
+    }
+    void schedule(SchedContext& ctx) override { m_inner->schedule(ctx); }
+
+private:
+    std::string m_variant;
+    PolicyOptions m_opts;
+    std::unique_ptr<Scheduler> m_inner;
+};
+
+} // namespace
+
+std::unique_ptr<Scheduler> makeDasPolicy(const std::string& variant, const PolicyOptions& opts)
+{
+    return std::make_unique<DasPolicy>(variant, opts);
+}
+
+} // namespace ss::learn

@@ -1,0 +1,44 @@
+#pragma once
+// Observations and rewards of the DAS agents (ALGORITHMS §2.5-2.7), plain C++ over the engine's
+// SchedContext. Feature sizes are part of the checkpoint format: change them and bump kFeatureVersion.
+#include <cstdint>
+#include <vector>
+
+#include "sim/engine.h"
+
+namespace ss::learn {
+
+constexpr int kJobFeatures = 10;     ///< per queued job (ordering agent)
+constexpr int kMachineFeatures = 8;  ///< per machine for the job being placed (placement agent)
+constexpr int kGlobalFeatures = 12;  ///< cluster + queue summary (centralised critic)
+constexpr int kPlaceInput = kMachineFeatures + kJobFeatures + 2; ///< + GP posterior mean and sd
+constexpr int kFeatureVersion = 1;
+
+/// GPU types a job may use, as a bit mask over ClusterSpec::types.
+uint64_t allowedTypes(const SchedContext& ctx, int job);
+/// Whole GPUs of allowed types free now (fractional jobs: 1 when some GPU has the share free, else 0).
+int freeForJob(const SchedContext& ctx, int job);
+/// Whether the job could be placed right now on some set of free GPUs.
+bool canFitNow(const SchedContext& ctx, int job);
+
+/// Appends kJobFeatures floats for `job` at queue position pos of n.
+void jobFeatures(const SchedContext& ctx, int job, int pos, int n, float* out);
+/// Fills kMachineFeatures floats for every machine (row-major M x kMachineFeatures) for placing `job`.
+void machineFeatures(const SchedContext& ctx, int job, float* out);
+/// kGlobalFeatures floats describing the queue and the cluster.
+void globalFeatures(const SchedContext& ctx, const std::vector<int>& queue, float* out);
+
+/// Greedy walk of `order` (best machine first) collecting GPUs for `job`; empty when it does not fit.
+/// Whole-GPU jobs take free GPUs machine by machine; fractional jobs take the first GPU with the share free.
+std::vector<GpuSlot> collectSlots(const SchedContext& ctx, int job, const std::vector<int>& machineOrder);
+
+/// Normalised observed performance of a started job: realised rate over the rate predicted from the
+/// cluster spec (type speed) and the perf model's documented overhead knobs, without the hidden noise.
+double normalisedPerformance(const SchedContext& ctx, int job, const std::vector<GpuSlot>& slots, double rate,
+                             int coRunners);
+
+/// Positive reward term of a placed job (§2.7): 1 / (r_fee * r_jct), both ratios >= 1 against the job alone
+/// on the fastest (JCT) and cheapest (fee) feasible GPU type; JCT predicted as waited + work / rate.
+double placedReward(const SchedContext& ctx, int job, const std::vector<GpuSlot>& slots, double rate);
+
+} // namespace ss::learn

@@ -1,0 +1,125 @@
+#pragma once
+// INTERNAL to core/learn (includes LibTorch): the DAS networks, the checkpoint format and the hooks the
+// trainer uses to collect experience from the DAS scheduler. Only das.cpp and trainer.cpp include this.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "learn/features.h"
+#include "model/clusterspec.h"
+#include "sim/engine.h"
+
+namespace ss::learn {
+
+/// Architecture and variant; stored in the checkpoint and checked on load.
+struct AgentConfig {
+    std::string variant = "das"; ///< das | da | da+mc | da+rwgp
+    int dModel = 32;
+    int heads = 4;
+    int layers = 1;
+    int tau = 64;
+    int maxQueue = 128;
+    bool mc() const { return variant == "das" || variant == "da+mc"; }
+    bool rwgp() const { return variant == "das" || variant == "da+rwgp"; }
+};
+
+/// Ordering agent: job MLP embedding, optional squeeze-and-communicate gate, position-aware Transformer
+/// encoder, Gaussian priority head (mu, log sigma) per job.
+struct OrderNetImpl : torch::nn::Module {
+    OrderNetImpl(const AgentConfig& c);
+    /// x: [B,N,kJobFeatures]; pad: [B,N] bool (true = padding) or undefined. Returns mu, logstd, gate [B,N].
+    std::tuple<torch::Tensor, torch::Tensor, torch::Tensor> forward(const torch::Tensor& x, const torch::Tensor& pad);
+    bool mc;
+    int d;
+    torch::nn::Linear emb1{nullptr}, emb2{nullptr}, squeezeF{nullptr}, gateW{nullptr}, head{nullptr};
+    torch::nn::TransformerEncoder encoder{nullptr};
+};
+TORCH_MODULE(OrderNet);
+
+/// Placement agent: per-machine score mean from machine + job features (+ RWGP posterior mean/sd);
+/// a learned scale s of the sampling covariance s^2 * Sigma_GP (or s^2 * I without RWGP).
+struct PlaceNetImpl : torch::nn::Module {
+    PlaceNetImpl(const AgentConfig& c);
+    torch::Tensor forward(const torch::Tensor& x); ///< [..., kPlaceInput] -> [...]
+    torch::nn::Linear l1{nullptr}, l2{nullptr}, l3{nullptr};
+    torch::Tensor logScale;
+};
+TORCH_MODULE(PlaceNet);
+
+/// Centralised critic V(s) over the global state.
+struct CriticImpl : torch::nn::Module {
+    CriticImpl(const AgentConfig& c);
+    torch::Tensor forward(const torch::Tensor& g); ///< [B,kGlobalFeatures] -> [B]
+    torch::nn::Linear l1{nullptr}, l2{nullptr}, l3{nullptr};
+};
+TORCH_MODULE(Critic);
+
+/// The dual agent plus critic, shared by the scheduler (acting) and the trainer (learning).
+struct DasAgent {
+    explicit DasAgent(AgentConfig c, uint64_t initSeed = 1);
+    AgentConfig cfg;
+    OrderNet order{nullptr};
+    PlaceNet place{nullptr};
+    Critic critic{nullptr};
+    std::vector<torch::Tensor> parameters() const;
+};
+
+/// Metadata written into a checkpoint's JSON header.
+struct CheckpointMeta {
+    AgentConfig agent;
+    std::string clusterName, clusterFingerprint;
+    int machines = 0;
+    uint64_t seed = 0;
+    int iterations = 0;
+    int64_t envSteps = 0;
+    std::string trainTrace;
+    std::string command;
+};
+
+constexpr uint32_t kCheckpointVersion = 1;
+/// Writes magic + version + JSON meta + tensors + checksum. Throws std::runtime_error on I/O failure.
+void saveCheckpoint(const std::string& path, const DasAgent& agent, const CheckpointMeta& meta,
+                    const std::vector<std::pair<std::string, torch::Tensor>>& extra = {});
+/// Reads a checkpoint; throws std::runtime_error with a one-line "FILE: reason" on any problem
+/// (not a checkpoint, newer version, checksum mismatch, feature sizes differ, missing tensor).
+std::shared_ptr<DasAgent> loadCheckpoint(const std::string& path, CheckpointMeta* meta = nullptr,
+                                         std::vector<std::pair<std::string, torch::Tensor>>* extra = nullptr);
+/// Only the JSON meta (cheap validation without building networks).
+CheckpointMeta readCheckpointMeta(const std::string& path);
+
+// --- experience collected by the scheduler in training mode ---
+struct PlaceSample {
+    torch::Tensor input; ///< [M, kPlaceInput]
+    torch::Tensor linv;  ///< [M, M] inverse Cholesky factor of Sigma_GP, undefined = identity (no RWGP)
+    torch::Tensor action; ///< [M] sampled scores
+    torch::Tensor mask;   ///< [M] 1 for machines the job may use (log-prob counts only those)
+    float logp = 0;
+};
+struct StepSample {
+    torch::Tensor global;  ///< [kGlobalFeatures]
+    torch::Tensor jobs;    ///< [N, kJobFeatures]
+    torch::Tensor rho;     ///< [N]
+    float logpOrder = 0;
+    std::vector<PlaceSample> place;
+    double reward = 0;
+};
+struct Episode {
+    std::vector<StepSample> steps;
+    double rewardAlpha = 0.02;
+};
+
+/// Log-density of the ordering action per job (mean over jobs; constants dropped).
+torch::Tensor orderLogProb(const torch::Tensor& mu, const torch::Tensor& logstd, const torch::Tensor& rho,
+                           const torch::Tensor& valid);
+/// Log-density of placement scores under N(mu, s^2 L L^T), per machine of the mask (mean; constants dropped).
+torch::Tensor placeLogProb(const torch::Tensor& mu, const torch::Tensor& logScale, const torch::Tensor& action,
+                           const torch::Tensor& linv, const torch::Tensor& mask);
+
+/// The DAS scheduler over a shared agent. With `collect`, it samples both agents and records experience;
+/// otherwise `sampleOrder`/`samplePlace` choose sampled vs mean actions.
+std::unique_ptr<Scheduler> makeDasScheduler(std::shared_ptr<DasAgent> agent, Episode* collect,
+                                            bool sampleOrder, bool samplePlace, bool backfill);
+
+} // namespace ss::learn

@@ -1,0 +1,313 @@
+// MAPPO for the DAS dual agent (ALGORITHMS §2.8): two Gaussian actors (ordering, placement) updated with
+// clipped PPO against one shared advantage from a centralised state-value critic V(s) with GAE.
+#include "learn/trainer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+
+#include "learn/nets.h"
+#include "metrics/metrics.h"
+
+namespace ss::learn {
+
+PerfConfig TrainConfig::defaultPerf()
+{
+    PerfConfig p;
+    p.machineBiasSd = 0.15;
+    p.fluctuationSd = 0.05;
+    return p;
+}
+
+struct Trainer::Impl {
+    TrainConfig cfg;
+    std::shared_ptr<DasAgent> agent;
+    std::unique_ptr<torch::optim::Adam> opt;
+    Rng rng;
+    int iteration = 0;
+    int64_t envSteps = 0;
+    TrainStats last;
+
+    Trace window(int64_t salt)
+    {
+        const Trace& t = cfg.trace;
+        const int n = int(t.jobs.size());
+        if (cfg.episodeJobs <= 0 || cfg.episodeJobs >= n)
+            return t;
+        const int start = int(rng.below(uint64_t(n - cfg.episodeJobs + 1)));
+        Trace w;
+        w.name = t.name;
+        w.models = t.models;
+        w.users = t.users;
+        w.vcs = t.vcs;
+        w.qosClasses = t.qosClasses;
+        w.gpuSpecs = t.gpuSpecs;
+        const double t0 = t.jobs[size_t(start)].submit;
+        for (int i = start; i < start + cfg.episodeJobs; ++i) {
+            Job j = t.jobs[size_t(i)];
+            j.submit -= t0;
+            w.jobs.push_back(std::move(j));
+        }
+        (void)salt;
+        return w;
+    }
+
+    std::pair<double, double> runEval(const Trace& trace, Episode* collect, uint64_t seed, bool sample) const
+    {
+        auto sched = makeDasScheduler(agent, collect, false, sample || !collect, true);
+        RunConfig rc;
+        rc.seed = seed;
+        rc.perf = cfg.perf;
+        Simulator sim(cfg.cluster, trace, *sched, rc);
+        MetricsCollector metrics;
+        sim.addObserver(&metrics);
+        sim.run();
+        const Summary s = metrics.summary();
+        return {s.meanJctMin, s.meanFeeUsd};
+    }
+};
+
+Trainer::Trainer(TrainConfig cfg) : d(std::make_unique<Impl>())
+{
+    d->cfg = std::move(cfg);
+    TrainConfig& c = d->cfg;
+    if (c.trace.jobs.empty())
+        throw std::invalid_argument("train: the training trace has no jobs");
+    if (c.cluster.machineCount() == 0)
+        throw std::invalid_argument("train: the cluster has no machines");
+    if (c.iterations < 0 || c.episodesPerIteration < 1 || c.ppoEpochs < 1 || c.minibatch < 1)
+        throw std::invalid_argument("train: iterations, episodes, epochs and minibatch must be positive");
+    torch::set_num_threads(1);
+    d->rng.reseed(c.seed);
+    AgentConfig ac;
+    ac.variant = c.policy;
+    ac.dModel = c.dModel;
+    ac.heads = c.heads;
+    ac.layers = c.layers;
+    ac.tau = c.tau;
+    ac.maxQueue = c.maxQueue;
+    if (!c.resume.empty()) {
+        CheckpointMeta meta;
+        d->agent = loadCheckpoint(c.resume, &meta);
+        if (meta.agent.variant != c.policy)
+            throw std::runtime_error(c.resume + ": checkpoint is for policy '" + meta.agent.variant + "', not '"
+                                     + c.policy + "'");
+        if (meta.clusterFingerprint != c.cluster.fingerprint())
+            throw std::runtime_error(c.resume + ": checkpoint was trained for cluster '" + meta.clusterName
+                                     + "', not '" + c.cluster.name + "' (fingerprints differ)");
+        c.dModel = meta.agent.dModel;
+        c.heads = meta.agent.heads;
+        c.layers = meta.agent.layers;
+        c.tau = meta.agent.tau;
+        c.maxQueue = meta.agent.maxQueue;
+        d->iteration = meta.iterations;
+        d->envSteps = meta.envSteps;
+        // Resumed runs continue the seeded stream deterministically (the optimizer moments restart).
+        d->rng.reseed(c.seed ^ (uint64_t(d->iteration) * 0x9e3779b97f4a7c15ULL));
+        torch::manual_seed(c.seed + uint64_t(d->iteration));
+    } else {
+        d->agent = std::make_shared<DasAgent>(ac, c.seed);
+    }
+    d->opt = std::make_unique<torch::optim::Adam>(d->agent->parameters(), torch::optim::AdamOptions(c.lr));
+}
+
+Trainer::~Trainer() = default;
+
+int Trainer::iteration() const { return d->iteration; }
+TrainStats Trainer::lastStats() const { return d->last; }
+const TrainConfig& Trainer::config() const { return d->cfg; }
+
+std::pair<double, double> Trainer::evaluate(const Trace& trace) const
+{
+    torch::NoGradGuard ng;
+    return d->runEval(trace, nullptr, d->cfg.seed, true);
+}
+
+bool Trainer::step()
+{
+    TrainConfig& c = d->cfg;
+    if (d->iteration >= c.iterations)
+        return false;
+    torch::set_num_threads(1);
+    const auto t0 = std::chrono::steady_clock::now();
+    TrainStats st;
+
+    // ---- collect
+    std::vector<Episode> eps(static_cast<size_t>(c.episodesPerIteration));
+    double jctSum = 0;
+    {
+        torch::NoGradGuard ng;
+        for (auto& ep : eps) {
+            ep.rewardAlpha = c.rewardAlpha;
+            Trace w = d->window(0);
+            const uint64_t seed = d->rng.next();
+            jctSum += d->runEval(w, &ep, seed, true).first;
+        }
+    }
+    st.trainMeanJctMin = jctSum / double(eps.size());
+
+    // ---- flatten, values, GAE
+    std::vector<const StepSample*> steps;
+    std::vector<float> adv, ret;
+    double rewardSum = 0;
+    for (const Episode& ep : eps) {
+        const int T = int(ep.steps.size());
+        if (T == 0)
+            continue;
+        std::vector<torch::Tensor> gs;
+        for (const auto& s : ep.steps)
+            gs.push_back(s.global);
+        torch::Tensor v;
+        {
+            torch::NoGradGuard ng;
+            v = d->agent->critic->forward(torch::stack(gs)).contiguous();
+        }
+        const float* pv = v.data_ptr<float>();
+        std::vector<float> a(static_cast<size_t>(T));
+        double gae = 0;
+        for (int t = T - 1; t >= 0; --t) {
+            const double next = t + 1 < T ? pv[t + 1] : 0.0;
+            const double r = ep.steps[size_t(t)].reward;
+            rewardSum += r;
+            const double delta = r + c.gamma * next - pv[t];
+            gae = delta + c.gamma * c.gaeLambda * gae;
+            a[size_t(t)] = float(gae);
+        }
+        for (int t = 0; t < T; ++t) {
+            steps.push_back(&ep.steps[size_t(t)]);
+            adv.push_back(a[size_t(t)]);
+            ret.push_back(a[size_t(t)] + pv[t]);
+        }
+    }
+    const int S = int(steps.size());
+    d->envSteps += S;
+    st.meanReward = S ? rewardSum / S : 0;
+    if (S > 1) {
+        double m = std::accumulate(adv.begin(), adv.end(), 0.0) / S, v2 = 0;
+        for (float x : adv)
+            v2 += (x - m) * (x - m);
+        const double sd = std::sqrt(v2 / S) + 1e-8;
+        for (float& x : adv)
+            x = float((x - m) / sd);
+    }
+
+    // ---- PPO epochs
+    double lo = 0, lp = 0, lv = 0, eo = 0, ep_ = 0;
+    int updates = 0;
+    const bool rw = d->agent->cfg.rwgp();
+    std::vector<int> perm(static_cast<size_t>(S));
+    std::iota(perm.begin(), perm.end(), 0);
+    for (int epoch = 0; epoch < c.ppoEpochs && S > 0; ++epoch) {
+        for (int i = S - 1; i > 0; --i)
+            std::swap(perm[size_t(i)], perm[size_t(d->rng.below(uint64_t(i + 1)))]);
+        for (int b0 = 0; b0 < S; b0 += c.minibatch) {
+            const int B = std::min(c.minibatch, S - b0);
+            int64_t nmax = 1;
+            for (int k = 0; k < B; ++k)
+                nmax = std::max<int64_t>(nmax, steps[size_t(perm[size_t(b0 + k)])]->jobs.size(0));
+            auto X = torch::zeros({B, nmax, kJobFeatures});
+            auto R = torch::zeros({B, nmax});
+            auto valid = torch::zeros({B, nmax});
+            auto G = torch::zeros({B, kGlobalFeatures});
+            std::vector<float> oldO(static_cast<size_t>(B)), advB(static_cast<size_t>(B)), retB(static_cast<size_t>(B));
+            std::vector<torch::Tensor> pin, pact, plinv, pmask;
+            std::vector<float> pold, padv;
+            for (int k = 0; k < B; ++k) {
+                const int idx = perm[size_t(b0 + k)];
+                const StepSample& s = *steps[size_t(idx)];
+                const int64_t n = s.jobs.size(0);
+                X[k].narrow(0, 0, n).copy_(s.jobs);
+                R[k].narrow(0, 0, n).copy_(s.rho);
+                valid[k].narrow(0, 0, n).fill_(1.0);
+                G[k].copy_(s.global);
+                oldO[size_t(k)] = s.logpOrder;
+                advB[size_t(k)] = adv[size_t(idx)];
+                retB[size_t(k)] = ret[size_t(idx)];
+                for (const PlaceSample& p : s.place) {
+                    pin.push_back(p.input);
+                    pact.push_back(p.action);
+                    pmask.push_back(p.mask);
+                    if (rw)
+                        plinv.push_back(p.linv);
+                    pold.push_back(p.logp);
+                    padv.push_back(adv[size_t(idx)]);
+                }
+            }
+            auto A = torch::from_blob(advB.data(), {B}, torch::kFloat).clone();
+            auto Ret = torch::from_blob(retB.data(), {B}, torch::kFloat).clone();
+            auto Old = torch::from_blob(oldO.data(), {B}, torch::kFloat).clone();
+
+            auto [mu, logstd, gate] = d->agent->order->forward(X, valid.eq(0));
+            auto newO = orderLogProb(mu, logstd, R, valid);
+            auto ratio = torch::exp(newO - Old);
+            auto lossO = -torch::min(ratio * A, torch::clamp(ratio, 1 - c.clip, 1 + c.clip) * A).mean();
+            auto entO = ((logstd * valid).sum(-1) / valid.sum(-1)).mean() + 0.5 * std::log(2 * M_PI * M_E);
+
+            torch::Tensor lossP = torch::zeros({}), entP = torch::zeros({});
+            if (!pin.empty()) {
+                auto In = torch::stack(pin);
+                auto Act = torch::stack(pact);
+                auto Mask = torch::stack(pmask);
+                auto Linv = rw ? torch::stack(plinv) : torch::Tensor();
+                auto muP = d->agent->place->forward(In);
+                auto newP = placeLogProb(muP, d->agent->place->logScale, Act, Linv, Mask);
+                auto OldP = torch::from_blob(pold.data(), {int64_t(pold.size())}, torch::kFloat).clone();
+                auto AP = torch::from_blob(padv.data(), {int64_t(padv.size())}, torch::kFloat).clone();
+                auto rp = torch::exp(newP - OldP);
+                lossP = -torch::min(rp * AP, torch::clamp(rp, 1 - c.clip, 1 + c.clip) * AP).mean();
+                entP = d->agent->place->logScale.sum() + 0.5 * std::log(2 * M_PI * M_E);
+            }
+            auto V = d->agent->critic->forward(G);
+            auto lossV = (V - Ret).pow(2).mean();
+            auto loss = lossO + lossP + c.valueCoef * lossV - c.entropyCoef * (entO + entP);
+            d->opt->zero_grad();
+            loss.backward();
+            torch::nn::utils::clip_grad_norm_(d->agent->parameters(), 0.5);
+            d->opt->step();
+            lo += lossO.item<double>();
+            lp += lossP.item<double>();
+            lv += lossV.item<double>();
+            eo += entO.item<double>();
+            ep_ += entP.item<double>();
+            ++updates;
+        }
+    }
+    if (updates) {
+        st.policyLossOrder = lo / updates;
+        st.policyLossPlace = lp / updates;
+        st.valueLoss = lv / updates;
+        st.entropyOrder = eo / updates;
+        st.entropyPlace = ep_ / updates;
+    }
+    ++d->iteration;
+    st.iteration = d->iteration;
+    st.envSteps = d->envSteps;
+    if (!c.evalTrace.jobs.empty() && c.evalEvery > 0 && (d->iteration % c.evalEvery == 0 || d->iteration == c.iterations)) {
+        auto [jct, fee] = evaluate(c.evalTrace);
+        st.evalMeanJctMin = jct;
+        st.evalMeanFeeUsd = fee;
+    }
+    st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    st.stepsPerSecond = st.seconds > 0 ? S / st.seconds : 0;
+    d->last = st;
+    return true;
+}
+
+void Trainer::save(const std::string& path) const
+{
+    CheckpointMeta m;
+    m.agent = d->agent->cfg;
+    m.clusterName = d->cfg.cluster.name;
+    m.clusterFingerprint = d->cfg.cluster.fingerprint();
+    m.machines = d->cfg.cluster.machineCount();
+    m.seed = d->cfg.seed;
+    m.iterations = d->iteration;
+    m.envSteps = d->envSteps;
+    m.trainTrace = d->cfg.trace.name;
+    m.command = d->cfg.command;
+    saveCheckpoint(path, *d->agent, m);
+}
+
+} // namespace ss::learn

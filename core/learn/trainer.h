@@ -1,0 +1,85 @@
+#pragma once
+// MAPPO training of the DAS dual agent (ordering + placement actors, one centralised critic V(s)).
+// Plain C++ interface (pimpl) so that the GUI's training panel and the CLI share it without seeing LibTorch.
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "model/clusterspec.h"
+#include "model/job.h"
+#include "perf/perfmodel.h"
+
+namespace ss::learn {
+
+/// Everything a training run depends on. Same config => identical training statistics.
+struct TrainConfig {
+    std::string policy = "das";   ///< das | da | da+mc | da+rwgp
+    ClusterSpec cluster;          ///< finalized cluster to train on
+    Trace trace;                  ///< training trace (sorted by submit)
+    Trace evalTrace;              ///< held-out trace; empty = no evaluation
+    PerfConfig perf = defaultPerf(); ///< performance model used in training episodes and evaluation
+    uint64_t seed = 1;
+    int iterations = 50;          ///< PPO iterations (one iteration = episodesPerIteration episodes)
+    int episodesPerIteration = 2;
+    int episodeJobs = 0;          ///< jobs per training episode: a random window of the trace; 0 = whole trace
+    int evalEvery = 5;            ///< evaluate on evalTrace every N iterations (0 = never)
+    int ppoEpochs = 4;
+    int minibatch = 256;          ///< decisions per PPO minibatch
+    double lr = 5e-4;
+    double gamma = 0.99;
+    double gaeLambda = 0.95;
+    double clip = 0.2;
+    double entropyCoef = 0.01;
+    double valueCoef = 0.5;
+    double rewardAlpha = 0.02;    ///< α of the reward (§2.7): weight of the waiting penalty
+    // network / agent hyper-parameters (stored in the checkpoint)
+    int dModel = 32;
+    int heads = 4;
+    int layers = 1;
+    int tau = 64;                 ///< RWGP history window
+    int maxQueue = 128;           ///< jobs the ordering agent looks at (oldest first)
+    std::string resume;           ///< checkpoint to continue from ("" = fresh init)
+    std::string command;          ///< the command line, recorded in the checkpoint
+    /// The perf model used by default when training: machines with persistent bias and per-placement noise
+    /// (without fluctuation RWGP has nothing to learn, ALGORITHMS §2.3).
+    static PerfConfig defaultPerf();
+};
+
+/// One iteration's figures (for progress lines, the learning-curve CSV and the GUI panel).
+struct TrainStats {
+    int iteration = 0;
+    int64_t envSteps = 0;          ///< decisions taken so far (cumulative)
+    double meanReward = 0;         ///< mean per-decision reward in this iteration
+    double policyLossOrder = 0, policyLossPlace = 0, valueLoss = 0;
+    double entropyOrder = 0, entropyPlace = 0;
+    double trainMeanJctMin = 0;    ///< mean JCT over this iteration's episodes
+    double evalMeanJctMin = -1;    ///< held-out mean JCT (minutes); -1 when not evaluated this iteration
+    double evalMeanFeeUsd = -1;
+    double seconds = 0;            ///< wall time of this iteration
+    double stepsPerSecond = 0;
+};
+
+class Trainer {
+public:
+    /// Throws std::invalid_argument for a bad config and std::runtime_error for an unusable resume file.
+    explicit Trainer(TrainConfig cfg);
+    ~Trainer();
+    Trainer(const Trainer&) = delete;
+    Trainer& operator=(const Trainer&) = delete;
+
+    /// One PPO iteration (collect episodes, update). Returns false once cfg.iterations are done.
+    bool step();
+    int iteration() const;
+    TrainStats lastStats() const;
+    /// Held-out mean JCT (minutes) and fee of the current policy (deterministic: mean actions).
+    std::pair<double, double> evaluate(const Trace& trace) const;
+    /// Writes a versioned checkpoint (throws std::runtime_error on I/O failure).
+    void save(const std::string& path) const;
+    const TrainConfig& config() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> d;
+};
+
+} // namespace ss::learn

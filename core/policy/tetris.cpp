@@ -1,0 +1,243 @@
+// Tetris, variant chosen: the ORIGINAL direction (SIGCOMM'14), which favours jobs with LESS remaining work,
+// on the node-by-node loop of DL2's tetris_env.py:
+//   visit machines with free capacity in id order; on each, repeatedly pick among the waiting jobs that fit
+//   there the one with the highest  score = align - w * work  and start it there, until none fits;
+//   align = sum_r free_r(m)/cap_r(m) * demand_r/cap_r(m)   over GPU, CPU, memory (CPU/memory only when both
+//           the machine and the job model them),
+//   work  = sum_r demand_r/cap_r(m) * remaining seconds     (resource-time still to do),
+//   w     = mean(align) / mean(work) over the candidates on that machine (DL2's weighting, which puts the
+//           two terms on one scale).
+// DL2 adds w*work (favouring MORE remaining work, a bundle at a time for elastic jobs); the original Tetris
+// subtracts it (shortest-remaining-work bias, which is what its paper argues for). We subtract.
+// Gang (all-GPUs-at-once) jobs whose demand exceeds every single machine of their allowed types are started
+// afterwards, FIFO, spanning machines with the consolidate placement.
+// Only the oldest `tetris.window` waiting jobs (default 128; DL2 uses a window of 20-40) are considered per
+// decision, which bounds the cost of a decision on long queues.
+#include "policy/tetris.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "policy/placement.h"
+
+namespace ss {
+
+TetrisScheduler::TetrisScheduler(const PolicyOptions& opts)
+{
+    const double w = opts.paramD("tetris.window", 128);
+    if (!(w >= 1))
+        throw std::invalid_argument("tetris.window must be >= 1");
+    m_window = int(std::min(w, 1e6));
+}
+
+void TetrisScheduler::reset(const SimSetup& setup)
+{
+    m_cluster = &setup.cluster;
+    m_trace = &setup.trace;
+    m_cpuUsed.assign(size_t(setup.cluster.machineCount()), 0.0);
+    m_memUsed.assign(size_t(setup.cluster.machineCount()), 0.0);
+}
+
+// CPU and memory of a job are split over its machines in proportion to the GPU share held there.
+void TetrisScheduler::charge(int job, const std::vector<GpuSlot>& slots, double sign)
+{
+    const Job& jb = m_trace->jobs[size_t(job)];
+    if (slots.empty() || (jb.cpu <= 0 && jb.memGb <= 0))
+        return;
+    double total = 0;
+    for (const GpuSlot& s : slots)
+        total += s.milli;
+    for (const GpuSlot& s : slots) {
+        const int m = m_cluster->machineOfGpu(s.gpu);
+        m_cpuUsed[size_t(m)] += sign * jb.cpu * s.milli / total;
+        m_memUsed[size_t(m)] += sign * jb.memGb * s.milli / total;
+    }
+}
+
+void TetrisScheduler::onJobStopped(int job, double, bool, const JobRuntime& rt) { charge(job, rt.slots, -1.0); }
+
+bool TetrisScheduler::fitsOn(const SchedContext& ctx, int job, int m) const
+{
+    const Machine& mc = ctx.cluster().machines[size_t(m)];
+    const Job& jb = ctx.job(job);
+    if (mc.type >= 64 || !((ctx.rt(job).typeMask >> mc.type) & 1ULL))
+        return false;
+    if (jb.fractional() ? ctx.state().maxFreeMilliOn(m) < jb.milli() : ctx.state().freeGpus(m) < jb.wholeGpus())
+        return false;
+    // a demand above the machine's whole capacity is capped at it, so such a job is not blocked forever
+    if (mc.cpus > 0 && jb.cpu > 0 && mc.cpus - m_cpuUsed[size_t(m)] + 1e-9 < std::min<double>(jb.cpu, mc.cpus))
+        return false;
+    if (mc.memoryGb > 0 && jb.memGb > 0 && mc.memoryGb - m_memUsed[size_t(m)] + 1e-9 < std::min<double>(jb.memGb, mc.memoryGb))
+        return false;
+    return true;
+}
+
+double TetrisScheduler::align(const SchedContext& ctx, int job, int m) const
+{
+    const Machine& mc = ctx.cluster().machines[size_t(m)];
+    const Job& jb = ctx.job(job);
+    const double g = std::max(1, mc.gpus);
+    const double freeG = ctx.state().freeGpus(m) + (jb.fractional() ? ctx.state().maxFreeMilliOn(m) / 1000.0 : 0.0);
+    double a = (freeG / g) * ((jb.fractional() ? jb.milli() / 1000.0 : jb.wholeGpus()) / g);
+    if (mc.cpus > 0 && jb.cpu > 0)
+        a += ((mc.cpus - m_cpuUsed[size_t(m)]) / mc.cpus) * (jb.cpu / mc.cpus);
+    if (mc.memoryGb > 0 && jb.memGb > 0)
+        a += ((mc.memoryGb - m_memUsed[size_t(m)]) / mc.memoryGb) * (jb.memGb / mc.memoryGb);
+    return a;
+}
+
+double TetrisScheduler::work(const SchedContext& ctx, int job, int m) const
+{
+    const Machine& mc = ctx.cluster().machines[size_t(m)];
+    const Job& jb = ctx.job(job);
+    const double g = std::max(1, mc.gpus);
+    double d = (jb.fractional() ? jb.milli() / 1000.0 : jb.wholeGpus()) / g;
+    if (mc.cpus > 0 && jb.cpu > 0)
+        d += jb.cpu / mc.cpus;
+    if (mc.memoryGb > 0 && jb.memGb > 0)
+        d += jb.memGb / mc.memoryGb;
+    return d * std::max(0.0, ctx.rt(job).remainingAt(ctx.now()));
+}
+
+double TetrisScheduler::score(const SchedContext& ctx, int job, int m, double w) const
+{
+    if (!fitsOn(ctx, job, m))
+        return std::numeric_limits<double>::quiet_NaN();
+    return align(ctx, job, m) - w * work(ctx, job, m);
+}
+
+void TetrisScheduler::schedule(SchedContext& ctx)
+{
+    const ClusterSpec& cl = ctx.cluster();
+    const ClusterState& st = ctx.state();
+    std::vector<int> window;
+    ctx.forEachPending([&](int j) {
+        window.push_back(j);
+        return int(window.size()) < m_window;
+    });
+    // largest machine per GPU type: jobs bigger than every allowed machine must span
+    std::vector<int> maxOfType(cl.types.size(), 0);
+    for (const Machine& mc : cl.machines)
+        maxOfType[size_t(mc.type)] = std::max(maxOfType[size_t(mc.type)], mc.gpus);
+    auto mustSpan = [&](int j) {
+        int mx = 0;
+        for (size_t t = 0; t < maxOfType.size() && t < 64; ++t)
+            if ((ctx.rt(j).typeMask >> t) & 1ULL)
+                mx = std::max(mx, maxOfType[t]);
+        return !ctx.job(j).fractional() && ctx.job(j).wholeGpus() > mx;
+    };
+    auto weightOn = [&](const std::vector<int>& cands, int m) {
+        double sa = 0, sw = 0;
+        for (int j : cands) {
+            sa += align(ctx, j, m);
+            sw += work(ctx, j, m);
+        }
+        return sw > 0 ? sa / sw : 0.0;
+    };
+    auto affinityOf = [&](int j) {
+        std::vector<float> a(size_t(cl.machineCount()), 0.0f);
+        float lo = std::numeric_limits<float>::max();
+        std::vector<char> ok(a.size(), 0);
+        for (int m = 0; m < cl.machineCount(); ++m)
+            if (fitsOn(ctx, j, m)) {
+                std::vector<int> one {j};
+                const double s = align(ctx, j, m) - weightOn(window, m) * work(ctx, j, m);
+                a[size_t(m)] = float(s);
+                ok[size_t(m)] = 1;
+                lo = std::min(lo, a[size_t(m)]);
+            }
+        const float floorV = lo == std::numeric_limits<float>::max() ? -1.0f : lo - 1.0f;
+        for (size_t m = 0; m < a.size(); ++m)
+            if (!ok[m])
+                a[m] = floorV;
+        return a;
+    };
+
+    if (ctx.recording()) {
+        std::vector<ScoredJob> ranked;
+        for (int j : window) {
+            double best = -std::numeric_limits<double>::infinity();
+            for (int m = 0; m < cl.machineCount(); ++m)
+                if (fitsOn(ctx, j, m))
+                    best = std::max(best, align(ctx, j, m) - weightOn(window, m) * work(ctx, j, m));
+            ranked.push_back({j, std::isfinite(best) ? float(best) : kNoScore});
+        }
+        std::stable_sort(ranked.begin(), ranked.end(), [](const ScoredJob& a, const ScoredJob& b) {
+            const bool fa = !std::isnan(a.priority), fb = !std::isnan(b.priority);
+            if (fa != fb)
+                return fa;
+            return fa && a.priority > b.priority;
+        });
+        ctx.recordQueue(std::move(ranked));
+    }
+
+    std::vector<int> cands;
+    for (int j : window)
+        if (!mustSpan(j) && canPlaceNow(ctx, j))
+            cands.push_back(j);
+    // only machines with room for the smallest candidate are visited (segment-tree jumps, not a full scan)
+    int minWhole = std::numeric_limits<int>::max(), minMilli = 1000;
+    bool anyFrac = false;
+    for (int j : cands) {
+        if (ctx.job(j).fractional()) {
+            anyFrac = true;
+            minMilli = std::min(minMilli, ctx.job(j).milli());
+        } else {
+            minWhole = std::min(minWhole, ctx.job(j).wholeGpus());
+        }
+    }
+    auto nextMachine = [&](int from) {
+        return anyFrac ? st.firstMachineWithFreeMilli(minMilli, from) : st.firstMachineWithFree(minWhole, from);
+    };
+    for (int m = nextMachine(0); m >= 0 && !cands.empty(); m = nextMachine(m + 1)) {
+        for (;;) {
+            std::vector<int> here;
+            for (int j : cands)
+                if (fitsOn(ctx, j, m))
+                    here.push_back(j);
+            if (here.empty())
+                break;
+            const double w = weightOn(here, m);
+            int best = -1;
+            double bestS = 0;
+            for (int j : here) {
+                const double s = align(ctx, j, m) - w * work(ctx, j, m);
+                if (best < 0 || s > bestS)
+                    best = j, bestS = s;
+            }
+            const Job& jb = ctx.job(best);
+            std::vector<GpuSlot> slots;
+            const int base = cl.gpuBase(m);
+            if (jb.fractional()) {
+                int g = -1;
+                for (int x = base; x < base + cl.machines[size_t(m)].gpus; ++x)
+                    if (st.gpuFreeMilli(x) >= jb.milli() && (g < 0 || st.gpuFreeMilli(x) < st.gpuFreeMilli(g)))
+                        g = x;
+                slots.push_back({g, jb.milli()});
+            } else {
+                for (int x = base; x < base + cl.machines[size_t(m)].gpus && int(slots.size()) < jb.wholeGpus(); ++x)
+                    if (st.gpuFreeMilli(x) >= 1000 && st.gpuHolderCount(x) == 0)
+                        slots.push_back({x, 1000});
+            }
+            if (ctx.recording())
+                ctx.recordPlacement(best, slots, affinityOf(best), "tetris: best packing score on machine " + cl.machines[size_t(m)].name);
+            charge(best, slots, +1.0);
+            ctx.start(best, slots, "tetris");
+            cands.erase(std::find(cands.begin(), cands.end(), best));
+        }
+    }
+    // gang jobs larger than any machine: FIFO, spanning
+    for (int j : window)
+        if (ctx.rt(j).status == JobStatus::Pending && mustSpan(j) && canPlaceNow(ctx, j)) {
+            std::vector<GpuSlot> slots;
+            if (!choosePlacement(ctx, j, PlacementKind::Consolidate, slots))
+                continue;
+            if (ctx.recording())
+                ctx.recordPlacement(j, slots, placementAffinity(ctx, j, PlacementKind::Consolidate), "tetris: spans machines (consolidate)");
+            charge(j, slots, +1.0);
+            ctx.start(j, slots, "tetris");
+        }
+}
+
+} // namespace ss

@@ -1,0 +1,34 @@
+#pragma once
+// Tetris (Grandl et al., SIGCOMM'14) as a joint ordering + placement policy, in the multi-resource form
+// DL2's tetris_env.py uses (GPU, CPU, memory per machine). See tetris.cpp for the variant chosen.
+#include <string>
+#include <vector>
+
+#include "policy/registry.h"
+
+namespace ss {
+
+class TetrisScheduler : public Scheduler {
+public:
+    explicit TetrisScheduler(const PolicyOptions& opts);
+    std::string name() const override { return "tetris"; }
+    void reset(const SimSetup& setup) override;
+    void schedule(SchedContext& ctx) override;
+    void onJobStopped(int job, double now, bool finished, const JobRuntime& rt) override;
+
+    /// Tetris score of `job` on machine m now (higher = packed first); NaN when it does not fit there.
+    /// `w` weighs remaining work against alignment (see tetris.cpp).
+    double score(const SchedContext& ctx, int job, int m, double w) const;
+
+private:
+    int m_window = 128;
+    const ClusterSpec* m_cluster = nullptr;
+    const Trace* m_trace = nullptr;
+    std::vector<double> m_cpuUsed, m_memUsed;
+    void charge(int job, const std::vector<GpuSlot>& slots, double sign);
+    bool fitsOn(const SchedContext& ctx, int job, int m) const;
+    double align(const SchedContext& ctx, int job, int m) const;
+    double work(const SchedContext& ctx, int job, int m) const;
+};
+
+} // namespace ss

@@ -1,0 +1,554 @@
+// Tiresias (NSDI'19) discretized 2D-LAS and 2D-Gittins, and SRTF, as preemptive orderings.
+//
+// Matched against SymbioticLab/Tiresias simulator/run_sim.py (dlas_sim_jobs, get_gittins_index,
+// cal_r_gittins_index) and jobs.py:
+// - attained service = GPUs x executed wall time ("dlas-gpu"); queues Q0..QK-1 with thresholds
+//   (default 3250, 7200 GPU-s, K = 3, as JOBS.queue_limit / num_queue); new jobs enter Q0 at the back;
+// - a running job whose attained service reaches its queue's limit moves to the back of the next queue;
+//   the decision at which that happens is a wake-up at the earliest crossing among running jobs
+//   (Tiresias: next_job_jump);
+// - each decision walks the queues in order, admits every job whose GPU count fits in what is left
+//   (skip-ahead allowed), preempts running jobs that do not fit, then moves pending jobs to the back of
+//   their queue keeping their relative order, so running jobs stay in front (the "sort based on the job
+//   start time" step). We keep that list order with (zone, sequence) keys instead of moving list items;
+// - preemption keeps the job's queue and attained service; preemption is free (no overhead unless the
+//   run's PerfConfig::preemptOverhead says so);
+// - starvation knob (PROMOTEKNOB, solve_starvation): a pending job in Q>0 whose pending time since it last
+//   ran from Q0 reaches knob x executed time is promoted to Q0 with its executed time reset; 0 = off;
+// - 2D-Gittins ("dlas-gpu-gittins"): the same queues, each sorted by Gittins index, highest first, ties by
+//   later submit first (Python sorts (rank, r_submit_time) with reverse=True), list order after that.
+// Differences (documented choices):
+// - times are exact doubles; Tiresias rounds to whole seconds (int(), ceil());
+// - the Gittins index is evaluated at the exact attained service with E[min(S - a, delta) | S > a]
+//   (ALGORITHMS.md §7.2); Tiresias evaluates it once per sample bin (at sample - 1) and sums the raw sizes S
+//   instead of S - a in E;
+// - admission counts GPUs per allowed GPU type (Tiresias has one type), and fractional jobs count their share;
+// - placement is the composite's placement policy; a job admitted by count that the placement cannot fit
+//   (only possible for fractional jobs) stays pending.
+#include "policy/tiresias.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+
+namespace ss {
+
+// ---------------------------------------------------------------- Gittins
+
+GittinsTable::GittinsTable(std::vector<double> sizes, double delta) : m_sizes(std::move(sizes)), m_delta(delta)
+{
+    std::sort(m_sizes.begin(), m_sizes.end());
+    m_prefix.assign(m_sizes.size() + 1, 0.0);
+    for (size_t i = 0; i < m_sizes.size(); ++i)
+        m_prefix[i + 1] = m_prefix[i] + m_sizes[i];
+}
+
+double GittinsTable::index(double a) const
+{
+    if (m_sizes.empty() || a >= m_sizes.back())
+        return 0.0;
+    const size_t n = m_sizes.size();
+    const size_t lo = size_t(std::upper_bound(m_sizes.begin(), m_sizes.end(), a) - m_sizes.begin());
+    const size_t hi = size_t(std::upper_bound(m_sizes.begin(), m_sizes.end(), a + m_delta) - m_sizes.begin());
+    const double rem = double(n - lo);
+    const double p = double(hi - lo) / rem;
+    const double e = ((m_prefix[hi] - m_prefix[lo]) - a * double(hi - lo) + m_delta * double(n - hi)) / rem;
+    if (e <= 0)
+        return std::numeric_limits<double>::max();
+    return p * 1e6 / e;
+}
+
+std::vector<double> readSizeDistribution(const std::string& path)
+{
+    std::ifstream in(path);
+    if (!in)
+        throw std::runtime_error(path + ": cannot open the size distribution (gittins.dist)");
+    std::string line;
+    long lineNo = 0;
+    int col = -1;
+    std::vector<double> out;
+    auto split = [](const std::string& s) {
+        std::vector<std::string> f;
+        std::string cur;
+        for (char c : s) {
+            if (c == ',') {
+                f.push_back(cur);
+                cur.clear();
+            } else if (c != '\r' && c != '"') {
+                cur += c;
+            }
+        }
+        f.push_back(cur);
+        for (auto& x : f) {
+            size_t a = x.find_first_not_of(" \t"), b = x.find_last_not_of(" \t");
+            x = a == std::string::npos ? std::string() : x.substr(a, b - a + 1);
+        }
+        return f;
+    };
+    while (std::getline(in, line)) {
+        ++lineNo;
+        if (line.find_first_not_of(" \t\r") == std::string::npos)
+            continue;
+        const auto f = split(line);
+        if (col < 0) {
+            for (size_t i = 0; i < f.size(); ++i) {
+                std::string low = f[i];
+                for (char& c : low)
+                    c = char(std::tolower(static_cast<unsigned char>(c)));
+                if (low == "duration")
+                    col = int(i);
+            }
+            if (col >= 0)
+                continue; // header
+            if (f.size() != 1)
+                throw std::runtime_error(path + ":" + std::to_string(lineNo) + ": column 'duration': no such column in the header");
+            col = 0; // one bare column, no header: this line is data
+        }
+        if (size_t(col) >= f.size())
+            throw std::runtime_error(path + ":" + std::to_string(lineNo) + ": column 'duration': missing");
+        char* end = nullptr;
+        const double v = std::strtod(f[size_t(col)].c_str(), &end);
+        if (f[size_t(col)].empty() || *end != '\0' || !std::isfinite(v) || v < 0)
+            throw std::runtime_error(path + ":" + std::to_string(lineNo) + ": column 'duration': not a non-negative number: '"
+                                     + f[size_t(col)] + "'");
+        out.push_back(v);
+    }
+    if (out.empty())
+        throw std::runtime_error(path + ": column 'duration': no samples");
+    return out;
+}
+
+// ---------------------------------------------------------------- scheduler
+
+namespace {
+
+std::vector<double> parseThresholds(const std::string& s)
+{
+    std::vector<double> v;
+    std::stringstream ss(s);
+    std::string tok;
+    while (std::getline(ss, tok, ',')) {
+        char* end = nullptr;
+        const double x = std::strtod(tok.c_str(), &end);
+        if (tok.empty() || *end != '\0' || !(x > 0) || (!v.empty() && x <= v.back()))
+            throw std::invalid_argument("las.thresholds: expected increasing positive GPU-seconds like 3250,7200, got '" + s + "'");
+        v.push_back(x);
+    }
+    return v;
+}
+
+} // namespace
+
+PreemptiveScheduler::PreemptiveScheduler(std::string name, PreemptOrder order, PlacementKind placement,
+                                         const PolicyOptions& opts)
+    : m_name(std::move(name)), m_order(order), m_place(placement)
+{
+    if (order != PreemptOrder::Srtf) {
+        m_thr = parseThresholds(opts.param("las.thresholds", "3250,7200"));
+        m_knob = opts.paramD("las.knob", 0.0);
+        if (m_knob < 0)
+            throw std::invalid_argument("las.knob must be >= 0");
+    }
+    if (order == PreemptOrder::Gittins) {
+        m_gittinsDelta = opts.paramD("gittins.delta", 3250.0);
+        if (!(m_gittinsDelta > 0))
+            throw std::invalid_argument("gittins.delta must be > 0");
+        const std::string dist = opts.param("gittins.dist", "");
+        if (!dist.empty()) {
+            m_gittins = GittinsTable(readSizeDistribution(dist), m_gittinsDelta);
+            m_gittinsFromTrace = false;
+        }
+    }
+}
+
+void PreemptiveScheduler::reset(const SimSetup& setup)
+{
+    m_trace = &setup.trace;
+    m_cluster = &setup.cluster;
+    m_usedByType.assign(setup.cluster.types.size(), 0);
+    const size_t n = setup.trace.jobs.size();
+    m_scan = 0;
+    m_reenter.clear();
+    m_bucketIndex.clear();
+    m_buckets.clear();
+    m_jobBucket.assign(n, -1);
+    m_jobItem.assign(n, PItem {});
+    m_q.assign(n, 0);
+    m_zone.assign(n, 1);
+    m_seq.assign(n, 0);
+    m_t0.assign(n, -1);
+    m_exec0.assign(n, 0);
+    m_back = m_front = m_run = m_arrivalSeq = 0;
+    m_lastWake = -1;
+    if (m_order == PreemptOrder::Gittins && m_gittinsFromTrace) {
+        // by default the GPU-time distribution of the trace's own jobs
+        std::vector<double> sizes;
+        sizes.reserve(n);
+        for (const Job& j : setup.trace.jobs)
+            sizes.push_back(j.gpus * j.duration);
+        m_gittins = GittinsTable(std::move(sizes), m_gittinsDelta);
+    }
+}
+
+double PreemptiveScheduler::lasAttained(const SchedContext& ctx, int j) const
+{
+    return ctx.job(j).gpus * (ctx.rt(j).executedAt(ctx.now()) - m_exec0[size_t(j)]);
+}
+
+PreemptiveScheduler::Key PreemptiveScheduler::keyFor(const SchedContext& ctx, int j) const
+{
+    const bool running = ctx.rt(j).status == JobStatus::Running;
+    switch (m_order) {
+    case PreemptOrder::Srtf:
+        // running first on equal remaining work, so equal jobs do not swap back and forth
+        return {ctx.rt(j).remainingAt(ctx.now()), running ? 0.0 : 1.0, m_seq[size_t(j)], 0, 0};
+    case PreemptOrder::Las:
+        return {double(m_q[size_t(j)]), double(m_zone[size_t(j)]), m_seq[size_t(j)], 0, 0};
+    case PreemptOrder::Gittins:
+        return {double(m_q[size_t(j)]), -m_gittins.index(lasAttained(ctx, j)), -ctx.job(j).submit,
+                double(m_zone[size_t(j)]), m_seq[size_t(j)]};
+    }
+    return {};
+}
+
+void PreemptiveScheduler::enqueue(const SchedContext& ctx, int j)
+{
+    if (m_jobBucket[size_t(j)] >= 0)
+        return;
+    const Job& jb = ctx.job(j);
+    const uint64_t mask = ctx.rt(j).typeMask;
+    const int milli = jb.fractional() ? jb.milli() : 1000 * jb.wholeGpus();
+    auto it = m_bucketIndex.find({mask, milli});
+    if (it == m_bucketIndex.end()) {
+        it = m_bucketIndex.emplace(std::make_pair(mask, milli), int(m_buckets.size())).first;
+        Bucket b;
+        b.mask = mask;
+        b.milli = milli;
+        m_buckets.push_back(std::move(b));
+    }
+    const PItem item {keyFor(ctx, j), j};
+    m_buckets[size_t(it->second)].items.insert(item);
+    m_jobBucket[size_t(j)] = it->second;
+    m_jobItem[size_t(j)] = item;
+}
+
+void PreemptiveScheduler::removePending(int j)
+{
+    const int b = m_jobBucket[size_t(j)];
+    if (b < 0)
+        return;
+    m_buckets[size_t(b)].items.erase(m_jobItem[size_t(j)]);
+    m_jobBucket[size_t(j)] = -1;
+}
+
+void PreemptiveScheduler::account(const std::vector<GpuSlot>& slots, int sign)
+{
+    for (const GpuSlot& s : slots)
+        m_usedByType[size_t(m_cluster->machines[size_t(m_cluster->machineOfGpu(s.gpu))].type)] += sign * s.milli;
+}
+
+void PreemptiveScheduler::onJobStopped(int job, double, bool finished, const JobRuntime& rt)
+{
+    account(rt.slots, -1);
+    if (!finished)
+        m_reenter.push_back(job);
+}
+
+void PreemptiveScheduler::demoteRunning(const SchedContext& ctx)
+{
+    const int K = int(m_thr.size()) + 1;
+    for (int j : ctx.runningJobs()) {
+        const double a = lasAttained(ctx, j);
+        while (m_q[size_t(j)] < K - 1) {
+            const double lim = m_thr[size_t(m_q[size_t(j)])];
+            if (a < lim - 1e-9 * std::max(1.0, lim))
+                break;
+            // to the back of the next queue
+            ++m_q[size_t(j)];
+            m_zone[size_t(j)] = 1;
+            m_seq[size_t(j)] = ++m_back;
+        }
+    }
+}
+
+void PreemptiveScheduler::promoteStarved(const SchedContext& ctx)
+{
+    std::vector<int> promote;
+    for (const Bucket& b : m_buckets)
+        for (const PItem& it : b.items) {
+            const int j = it.job;
+            if (m_q[size_t(j)] == 0 || m_t0[size_t(j)] < 0)
+                continue;
+            const double exec = ctx.rt(j).executedAt(ctx.now()) - m_exec0[size_t(j)];
+            if (exec <= 0)
+                continue;
+            const double waited = ctx.now() - m_t0[size_t(j)] - exec;
+            if (waited >= exec * m_knob - 1e-9 * std::max(1.0, exec * m_knob))
+                promote.push_back(j);
+        }
+    std::sort(promote.begin(), promote.end(), [&](int a, int b) { return m_jobItem[size_t(a)] < m_jobItem[size_t(b)]; });
+    for (int j : promote) {
+        removePending(j);
+        m_q[size_t(j)] = 0;
+        m_exec0[size_t(j)] = ctx.rt(j).executedAt(ctx.now());
+        m_t0[size_t(j)] = -1;
+        m_zone[size_t(j)] = 1;
+        m_seq[size_t(j)] = ++m_back;
+        enqueue(ctx, j);
+    }
+}
+
+float PreemptiveScheduler::scoreOf(const Key& k) const
+{
+    switch (m_order) {
+    case PreemptOrder::Srtf: return float(-k[0] / 3600.0); // -hours of work left
+    case PreemptOrder::Las: return float(-k[0]);           // -queue index
+    case PreemptOrder::Gittins: {
+        const double g = -k[1];
+        return float(-k[0] + 0.999 * g / (1.0 + g)); // queue first, then the index (mapped into [0,1))
+    }
+    }
+    return 0;
+}
+
+void PreemptiveScheduler::requestWake(SchedContext& ctx)
+{
+    if (m_order == PreemptOrder::Srtf)
+        return;
+    const double now = ctx.now();
+    double t = kInf;
+    const int K = int(m_thr.size()) + 1;
+    for (int j : ctx.runningJobs()) {
+        const int q = m_q[size_t(j)];
+        if (q >= K - 1)
+            continue;
+        const double g = ctx.job(j).gpus;
+        t = std::min(t, now + (m_thr[size_t(q)] - lasAttained(ctx, j)) / g);
+    }
+    if (m_knob > 0)
+        for (const Bucket& b : m_buckets)
+            for (const PItem& it : b.items) {
+                const int j = it.job;
+                if (m_q[size_t(j)] == 0 || m_t0[size_t(j)] < 0)
+                    continue;
+                const double exec = ctx.rt(j).executedAt(now) - m_exec0[size_t(j)];
+                if (exec <= 0)
+                    continue;
+                t = std::min(t, now + exec * m_knob - (now - m_t0[size_t(j)] - exec));
+            }
+    if (std::isfinite(t) && t > now && !(m_lastWake > now && m_lastWake == t)) {
+        ctx.wakeAt(t);
+        m_lastWake = t;
+    }
+}
+
+void PreemptiveScheduler::schedule(SchedContext& ctx)
+{
+    const double now = ctx.now();
+    const bool las = m_order != PreemptOrder::Srtf;
+    while (m_scan < size_t(ctx.jobCount()) && ctx.rt(int(m_scan)).status != JobStatus::Future) {
+        const int j = int(m_scan++);
+        if (ctx.rt(j).status != JobStatus::Pending)
+            continue;
+        m_q[size_t(j)] = 0;
+        m_zone[size_t(j)] = 1;
+        m_seq[size_t(j)] = ++m_back;
+        enqueue(ctx, j);
+    }
+    for (int j : m_reenter)
+        if (ctx.rt(j).status == JobStatus::Pending && m_jobBucket[size_t(j)] < 0) {
+            m_zone[size_t(j)] = 1;
+            if (las)
+                m_seq[size_t(j)] = ++m_back;
+            enqueue(ctx, j);
+        }
+    m_reenter.clear();
+    if (las) {
+        demoteRunning(ctx);
+        if (m_knob > 0)
+            promoteStarved(ctx);
+    }
+
+    if (ctx.recording()) {
+        std::vector<PItem> all;
+        for (const Bucket& b : m_buckets)
+            all.insert(all.end(), b.items.begin(), b.items.end());
+        std::sort(all.begin(), all.end());
+        std::vector<ScoredJob> ranked;
+        ranked.reserve(all.size());
+        for (const PItem& it : all)
+            ranked.push_back({it.job, scoreOf(it.key)});
+        ctx.recordQueue(std::move(ranked));
+    }
+
+    // --- the walk: admission by GPU count per type (thousandths of a GPU) ---
+    const ClusterSpec& cl = ctx.cluster();
+    const size_t T = cl.types.size();
+    std::vector<int64_t> bud(T, 0);
+    for (const Machine& m : cl.machines)
+        bud[size_t(m.type)] += int64_t(m.gpus) * 1000;
+    auto fits = [&](uint64_t mask, int64_t milli) {
+        int64_t s = 0;
+        for (size_t t = 0; t < T; ++t)
+            if (t < 64 && ((mask >> t) & 1ULL))
+                s += bud[t];
+        return s >= milli;
+    };
+    auto deduct = [&](uint64_t mask, int64_t milli) {
+        while (milli > 0) {
+            size_t best = T;
+            for (size_t t = 0; t < T; ++t)
+                if (t < 64 && ((mask >> t) & 1ULL) && bud[t] > 0 && (best == T || bud[t] > bud[best]))
+                    best = t;
+            if (best == T)
+                return;
+            const int64_t take = std::min(milli, bud[best]);
+            bud[best] -= take;
+            milli -= take;
+        }
+    };
+
+    // member scratch buffers: a big run makes tens of thousands of decisions over thousands of running jobs
+    std::vector<std::pair<Key, int>>& run = m_runScratch;
+    run.clear();
+    for (int j : ctx.runningJobs())
+        run.push_back({keyFor(ctx, j), j});
+    std::vector<int64_t> use(T);
+    auto usageOf = [&](int j) {
+        std::fill(use.begin(), use.end(), 0);
+        for (const GpuSlot& s : ctx.rt(j).slots)
+            use[size_t(cl.machines[size_t(cl.machineOfGpu(s.gpu))].type)] += s.milli;
+    };
+    std::vector<std::pair<Key, int>>& walk = m_walkScratch; // admitted jobs (kept running + to start), with keys
+    walk.clear();
+    std::vector<int> toStart;              // pending jobs admitted, in priority order
+    std::vector<int> toPreempt;
+
+    // Fast path: when the waiting jobs that outrank some running job all fit in the free capacity, no
+    // running job can lose its place, and the walk reduces to admitting waiting jobs into free capacity.
+    // This avoids sorting thousands of running jobs at every decision of a big run.
+    bool fullWalk = false;
+    if (!run.empty()) {
+        Key kmax = run.front().first;
+        for (const auto& r : run)
+            kmax = std::max(kmax, r.first);
+        const std::vector<int64_t> cap = bud;
+        for (size_t t = 0; t < T; ++t)
+            bud[t] -= m_usedByType[t];
+        // do all the waiting jobs that outrank a running job fit, per GPU type, in what is free?
+        for (const Bucket& b : m_buckets) {
+            for (const PItem& it : b.items) {
+                if (!(it.key < kmax))
+                    break;
+                if (!fits(b.mask, b.milli)) {
+                    fullWalk = true;
+                    break;
+                }
+                deduct(b.mask, b.milli);
+            }
+            if (fullWalk)
+                break;
+        }
+        bud = cap;
+    }
+    if (fullWalk) {
+        std::sort(run.begin(), run.end());
+    } else {
+        for (size_t t = 0; t < T; ++t)
+            bud[t] -= m_usedByType[t];
+        for (const auto& r : run)
+            if (m_zone[size_t(r.second)] == 1) // only these change zone after the pass
+                walk.push_back(r);
+        run.clear();
+    }
+
+    std::vector<std::set<PItem>::iterator> cur(m_buckets.size());
+    for (size_t b = 0; b < m_buckets.size(); ++b)
+        cur[b] = m_buckets[b].items.begin();
+    size_t ri = 0;
+    int pb = -1;
+    bool stale = true;
+    for (;;) {
+        // the best waiting job that fits what is left; budget only shrinks, so the cached best stays best
+        // while it still fits
+        if (stale || (pb >= 0 && !fits(m_buckets[size_t(pb)].mask, m_buckets[size_t(pb)].milli))) {
+            pb = -1;
+            for (size_t b = 0; b < m_buckets.size(); ++b) {
+                if (cur[b] == m_buckets[b].items.end() || !fits(m_buckets[b].mask, m_buckets[b].milli))
+                    continue;
+                if (pb < 0 || *cur[b] < *cur[size_t(pb)])
+                    pb = int(b);
+            }
+            stale = false;
+        }
+        const bool haveRun = ri < run.size();
+        if (pb < 0 && !haveRun)
+            break;
+        if (pb >= 0 && (!haveRun || cur[size_t(pb)]->key < run[ri].first)) {
+            const int j = cur[size_t(pb)]->job;
+            deduct(m_buckets[size_t(pb)].mask, m_buckets[size_t(pb)].milli);
+            walk.push_back({cur[size_t(pb)]->key, j});
+            ++cur[size_t(pb)];
+            stale = true;
+            toStart.push_back(j);
+            continue;
+        }
+        const int j = run[ri++].second;
+        usageOf(j);
+        bool ok = true;
+        for (size_t t = 0; t < T; ++t)
+            ok = ok && bud[t] >= use[t];
+        if (ok) {
+            for (size_t t = 0; t < T; ++t)
+                bud[t] -= use[t];
+            walk.push_back(run[ri - 1]);
+        } else {
+            toPreempt.push_back(j);
+        }
+    }
+
+    // preempted jobs go to the pending zone of their queue, ahead of the jobs that were already pending
+    // there and in their previous order (Tiresias moves all pending jobs to the back, order kept)
+    // (a job demoted since the last pass was appended at the back and keeps that place)
+    double n = 0;
+    for (int j : toPreempt)
+        n += m_zone[size_t(j)] == 0 ? 1 : 0;
+    double i = 0;
+    for (int j : toPreempt) {
+        ctx.preempt(j);
+        if (las && m_zone[size_t(j)] == 0)
+            m_seq[size_t(j)] = m_front - n + i++;
+        m_zone[size_t(j)] = 1;
+        enqueue(ctx, j);
+    }
+    m_front -= n;
+    m_reenter.clear();
+
+    const char* reason = m_order == PreemptOrder::Srtf ? "srtf" : m_order == PreemptOrder::Las ? "las" : "gittins";
+    for (int j : toStart) {
+        if (!placeAndStart(ctx, j, m_place, reason))
+            continue; // admitted by count but fragmented (fractional): stays pending
+        account(ctx.rt(j).slots, +1);
+        removePending(j);
+        if (m_t0[size_t(j)] < 0)
+            m_t0[size_t(j)] = now;
+    }
+    if (las) {
+        // jobs running after this pass that were in the pending zone join the running zone in walk order
+        std::vector<std::pair<Key, int>> joined;
+        for (const auto& w : walk)
+            if (ctx.rt(w.second).status == JobStatus::Running && m_zone[size_t(w.second)] == 1)
+                joined.push_back(w);
+        std::sort(joined.begin(), joined.end());
+        for (const auto& w : joined) {
+            m_zone[size_t(w.second)] = 0;
+            m_seq[size_t(w.second)] = ++m_run;
+        }
+    }
+    requestWake(ctx);
+}
+
+} // namespace ss

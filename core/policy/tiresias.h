@@ -1,0 +1,108 @@
+#pragma once
+// Preemptive orderings: SRTF, Tiresias's discretized 2D-LAS and 2D-Gittins (Gu et al., NSDI'19), each
+// combined with a placement. Semantics follow SymbioticLab/Tiresias simulator/run_sim.py (dlas_sim_jobs);
+// see tiresias.cpp for what was matched and where we differ.
+#include <array>
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "policy/placement.h"
+#include "policy/registry.h"
+
+namespace ss {
+
+/// Gittins index over an empirical job-size distribution (GPU-seconds), quantum delta:
+/// G(a) = P(S - a <= delta | S > a) / E[min(S - a, delta) | S > a], reported as P * 1e6 / E as Tiresias does.
+class GittinsTable {
+public:
+    GittinsTable() = default;
+    GittinsTable(std::vector<double> sizes, double delta);
+    /// Index for attained service a; 0 once a reaches the largest sample (as Tiresias).
+    double index(double attained) const;
+    bool empty() const { return m_sizes.empty(); }
+    size_t samples() const { return m_sizes.size(); }
+    double delta() const { return m_delta; }
+
+private:
+    std::vector<double> m_sizes;  // sorted
+    std::vector<double> m_prefix; // m_prefix[i] = sum of m_sizes[0..i)
+    double m_delta = 3250;
+};
+
+/// Reads a size distribution: a CSV with a `duration` column (Tiresias yarn-gput1000.csv) or one bare column.
+/// Throws std::runtime_error "FILE:LINE: column 'duration': reason".
+std::vector<double> readSizeDistribution(const std::string& path);
+
+enum class PreemptOrder { Srtf, Las, Gittins };
+
+/// Walks all jobs (running + pending) in priority order, admits what fits by GPU count, preempts running
+/// jobs that no longer fit, then places the newly admitted ones (Tiresias semantics).
+class PreemptiveScheduler : public Scheduler {
+public:
+    PreemptiveScheduler(std::string name, PreemptOrder order, PlacementKind placement, const PolicyOptions& opts);
+    std::string name() const override { return m_name; }
+    void reset(const SimSetup& setup) override;
+    void schedule(SchedContext& ctx) override;
+    void onJobStopped(int job, double now, bool finished, const JobRuntime& rt) override;
+
+    /// LAS queue of a job (tests and the GUI).
+    int queueOf(int job) const { return m_q[size_t(job)]; }
+    const std::vector<double>& thresholds() const { return m_thr; }
+
+private:
+    using Key = std::array<double, 5>;
+    struct PItem {
+        Key key;
+        int job;
+        bool operator<(const PItem& o) const { return key != o.key ? key < o.key : job < o.job; }
+    };
+    struct Bucket {
+        uint64_t mask = 0;
+        int milli = 0; // demand in thousandths of a GPU (whole jobs: 1000 x GPUs)
+        std::set<PItem> items;
+    };
+
+    std::string m_name;
+    PreemptOrder m_order;
+    PlacementKind m_place;
+    std::vector<double> m_thr;
+    double m_knob = 0;
+    GittinsTable m_gittins;
+    bool m_gittinsFromTrace = true;
+    double m_gittinsDelta = 3250;
+    const Trace* m_trace = nullptr;
+
+    size_t m_scan = 0;
+    std::vector<int> m_reenter;
+    std::map<std::pair<uint64_t, int>, int> m_bucketIndex;
+    std::vector<Bucket> m_buckets;
+    std::vector<int> m_jobBucket;
+    std::vector<PItem> m_jobItem;
+    // Tiresias list position: queue, zone (0 = stayed running after the last pass, 1 = pending or appended
+    // since), order inside the zone
+    std::vector<int> m_q;
+    std::vector<char> m_zone;
+    std::vector<double> m_seq;
+    std::vector<double> m_t0;    // start of the current LAS accounting (first start / since promotion); -1 = not yet
+    std::vector<double> m_exec0; // executed wall time when the LAS accounting was last reset (promotion)
+    double m_back = 0, m_front = 0, m_run = 0, m_arrivalSeq = 0;
+    double m_lastWake = -1;
+    std::vector<std::pair<Key, int>> m_runScratch, m_walkScratch;
+    const ClusterSpec* m_cluster = nullptr;
+    std::vector<int64_t> m_usedByType; // thousandths of a GPU held per GPU type by running jobs
+    void account(const std::vector<GpuSlot>& slots, int sign);
+
+    Key keyFor(const SchedContext& ctx, int j) const;
+    double lasAttained(const SchedContext& ctx, int j) const;
+    void enqueue(const SchedContext& ctx, int j);
+    void removePending(int j);
+    void demoteRunning(const SchedContext& ctx);
+    void promoteStarved(const SchedContext& ctx);
+    void requestWake(SchedContext& ctx);
+    float scoreOf(const Key& k) const;
+};
+
+} // namespace ss

@@ -1,0 +1,212 @@
+// Tiresias's discretized 2D-LAS and 2D-Gittins (SymbioticLab/Tiresias simulator semantics): demotion after
+// a GPU-time threshold, preemption by a new job, FIFO inside a queue, the starvation knob, Gittins indices on
+// a known distribution and Tiresias's tie rule (later submit first).
+#include <QtTest>
+
+#include <cstdio>
+#include <fstream>
+
+#include "policy/registry.h"
+#include "policy/tiresias.h"
+#include "sim/engine.h"
+
+using namespace ss;
+
+namespace {
+
+Trace makeTrace(const std::vector<std::tuple<double, double, double>>& jobs) // submit, gpus, duration
+{
+    Trace t;
+    t.name = "hand";
+    int64_t id = 0;
+    for (auto [s, g, d] : jobs) {
+        Job j;
+        j.id = id++;
+        j.submit = s;
+        j.gpus = g;
+        j.duration = d;
+        t.jobs.push_back(j);
+    }
+    t.sortBySubmit();
+    return t;
+}
+
+ClusterSpec oneMachine(int gpus)
+{
+    ClusterSpec c;
+    c.name = "one";
+    c.types = {{"A", 1.0, 16, 1.0}};
+    c.switches = {{"s0", 100}};
+    c.machines.push_back({"m0", 0, gpus, 0, 0, 0, 25});
+    c.finalize();
+    return c;
+}
+
+struct Times {
+    std::vector<double> start, end;
+    std::vector<int> preemptions;
+};
+
+Times run(const ClusterSpec& c, const Trace& t, const std::string& policy, std::map<std::string, std::string> params = {})
+{
+    PolicyOptions o;
+    o.params = std::move(params);
+    auto s = makeScheduler(policy, o);
+    RunConfig cfg;
+    cfg.perf.ideal = true;
+    cfg.checkInvariants = true;
+    Simulator sim(c, t, *s, cfg);
+    sim.run();
+    Times r;
+    for (size_t j = 0; j < t.jobs.size(); ++j) {
+        if (sim.rt(int(j)).status != JobStatus::Done)
+            throw std::runtime_error("job did not finish");
+        r.start.push_back(sim.rt(int(j)).firstStart);
+        r.end.push_back(sim.rt(int(j)).end);
+        r.preemptions.push_back(sim.rt(int(j)).preemptions);
+    }
+    return r;
+}
+
+} // namespace
+
+class TstTiresias : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void lasDemotesThenNewJobPreempts()
+    {
+        // 1 GPU, threshold 100 GPU-s: job0 leaves Q0 at t=100; job1 arrives at 150 in Q0 and preempts it
+        const ClusterSpec c = oneMachine(1);
+        const Trace t = makeTrace({{0, 1, 300}, {150, 1, 50}});
+        const Times r = run(c, t, "las+firstfit", {{"las.thresholds", "100"}});
+        QCOMPARE(r.start[1], 150.0);
+        QCOMPARE(r.end[1], 200.0);
+        QCOMPARE(r.preemptions[0], 1);
+        QCOMPARE(r.end[0], 350.0); // 150 s done before, 150 s after
+        // with a threshold job0 never reaches, both stay in Q0 and the running job keeps its place (FIFO)
+        const Times q = run(c, t, "las+firstfit", {{"las.thresholds", "1000"}});
+        QCOMPARE(q.preemptions[0], 0);
+        QCOMPARE(q.end[0], 300.0);
+        QCOMPARE(q.start[1], 300.0);
+    }
+
+    void attainedServiceIsGpuTime()
+    {
+        // 2 GPUs x 50 s = 100 GPU-s: job0 (2 GPUs) is demoted at t=50, so job1 at t=60 preempts it
+        const ClusterSpec c = oneMachine(2);
+        const Trace t = makeTrace({{0, 2, 300}, {60, 1, 50}});
+        const Times r = run(c, t, "las+firstfit", {{"las.thresholds", "100"}});
+        QCOMPARE(r.start[1], 60.0);
+        QCOMPARE(r.end[1], 110.0);
+        QCOMPARE(r.preemptions[0], 1);
+        QCOMPARE(r.end[0], 350.0); // 240 s left at t=110
+        // the default thresholds (3250, 7200) keep it in Q0 here
+        const Times d = run(c, t, "las+firstfit");
+        QCOMPARE(d.preemptions[0], 0);
+        QCOMPARE(d.start[1], 300.0);
+    }
+
+    void demotedJobsQueueBehindWaitingOnes()
+    {
+        // 1 GPU, threshold 100: job0 runs 0-100 and is demoted to Q1. job1 (Q0) arrives at 150, preempts it
+        // and is demoted itself at t=250, behind job0 in Q1: job0 runs again at 250
+        const ClusterSpec c = oneMachine(1);
+        const Trace t = makeTrace({{0, 1, 300}, {150, 1, 400}});
+        const Times r = run(c, t, "las+firstfit", {{"las.thresholds", "100"}});
+        QCOMPARE(r.start[1], 150.0);
+        QCOMPARE(r.end[0], 400.0);  // 150 before, 150 from t=250
+        QCOMPARE(r.end[1], 700.0);  // 100 before, 300 from t=400
+        QCOMPARE(r.preemptions[0], 1);
+        QCOMPARE(r.preemptions[1], 1);
+    }
+
+    void starvationKnobPromotes()
+    {
+        // 1 GPU, one threshold at 100 GPU-s. job0 is demoted at t=100 and preempted at t=150 by job1; then
+        // short jobs keep arriving in Q0 (90 s each, never demoted).
+        const ClusterSpec c = oneMachine(1);
+        const Trace t = makeTrace({{0, 1, 300}, {150, 1, 90}, {200, 1, 90}, {260, 1, 90}});
+        // without the knob job0 waits for every newcomer
+        const Times off = run(c, t, "las+firstfit", {{"las.thresholds", "100"}});
+        QCOMPARE(off.end[1], 240.0);
+        QCOMPARE(off.end[2], 330.0);
+        QCOMPARE(off.start[3], 330.0);
+        QCOMPARE(off.end[3], 420.0);
+        QCOMPARE(off.end[0], 570.0);
+        // knob 0.5: having run 150 s, job0 is promoted after waiting 75 s (t=225) to the back of Q0 with its
+        // executed time reset: it runs after job2 (queued before the promotion) but before job3, from 330
+        // until its 100 GPU-s in Q0 are used up (t=430), when job3 preempts it again
+        const Times on = run(c, t, "las+firstfit", {{"las.thresholds", "100"}, {"las.knob", "0.5"}});
+        QCOMPARE(on.end[1], 240.0);
+        QCOMPARE(on.end[2], 330.0);
+        QCOMPARE(on.start[3], 430.0);
+        QCOMPARE(on.end[3], 520.0);
+        QCOMPARE(on.end[0], 570.0);
+        QCOMPARE(on.preemptions[0], 2);
+    }
+
+    void gittinsIndexOnKnownDistribution()
+    {
+        // sizes 100, 200, 10000; delta 150
+        const GittinsTable g({200, 10000, 100}, 150);
+        // a=0: P(S<=150)=1/3, E[min(S,150)] = (100+150+150)/3  -> 1e6 * (1/3) / (400/3) = 2500
+        QCOMPARE(g.index(0), 2500.0);
+        // a=100: survivors 200, 10000; P(S-100<=150)=1/2; E = (100 + 150)/2 -> 0.5e6/125 = 4000
+        QCOMPARE(g.index(100), 4000.0);
+        QCOMPARE(g.index(5000), 0.0); // no survivor ends within delta
+        QCOMPARE(g.index(10000), 0.0); // beyond the largest sample (Tiresias returns 0)
+        QVERIFY(g.index(100) > g.index(0)); // the rank grows as the job nears a likely end
+    }
+
+    void gittinsTiesGoToLaterSubmit()
+    {
+        // 1 GPU. job0 runs 0-10; job1 (t=1) and job2 (t=2) wait with zero attained service, equal indices:
+        // Tiresias sorts (rank, -submit) descending, so job2 goes first. LAS keeps FIFO.
+        const ClusterSpec c = oneMachine(1);
+        const Trace t = makeTrace({{0, 1, 10}, {1, 1, 5}, {2, 1, 5}});
+        const Times g = run(c, t, "gittins+firstfit");
+        QCOMPARE(g.start[2], 10.0);
+        QCOMPARE(g.start[1], 15.0);
+        QCOMPARE(g.preemptions[0], 0); // job0's index at a>0 is higher than the newcomers' at a=0
+        const Times l = run(c, t, "las+firstfit");
+        QCOMPARE(l.start[1], 10.0);
+        QCOMPARE(l.start[2], 15.0);
+    }
+
+    void gittinsDistributionFile()
+    {
+        const QString path = QDir::temp().filePath("ss_gittins_dist.csv");
+        {
+            std::ofstream f(path.toStdString());
+            f << "duration\n100\n200\n10000\n";
+        }
+        const auto v = readSizeDistribution(path.toStdString());
+        QCOMPARE(int(v.size()), 3);
+        PolicyOptions o;
+        o.params["gittins.dist"] = path.toStdString();
+        QVERIFY(makeScheduler("gittins+firstfit", o) != nullptr);
+        {
+            std::ofstream f(path.toStdString());
+            f << "duration\n100\nabc\n";
+        }
+        try {
+            readSizeDistribution(path.toStdString());
+            QFAIL("expected an error");
+        } catch (const std::runtime_error& e) {
+            const QString msg = QString::fromUtf8(e.what());
+            QVERIFY2(msg.contains(":3:") && msg.contains("duration"), e.what());
+        }
+        std::remove(path.toStdString().c_str());
+        // the Tiresias distribution itself, when the shared traces are around
+        const QString yarn = QString(SS_SHARED_TRACES) + "/tiresias/yarn-gput1000.csv";
+        if (!QFile::exists(yarn))
+            QSKIP("shared traces not available");
+        const auto y = readSizeDistribution(yarn.toStdString());
+        QVERIFY(y.size() >= 900);
+        const GittinsTable g(y, 3250);
+        QVERIFY(g.index(0) > 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TstTiresias)
+#include "tst_tiresias.moc"

@@ -1,0 +1,292 @@
+// core/learn: RWGP algebra, checkpoints, determinism of training, and every learned policy end to end.
+#include <QTest>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include <Eigen/Dense>
+
+#include "learn/learn.h"
+#include "learn/rwgp.h"
+#include "learn/trainer.h"
+#include "model/tracegen.h"
+#include "sim/runner.h"
+
+using namespace ss;
+using namespace ss::learn;
+
+namespace {
+
+Trace tinyTrace(int jobs, uint64_t seed, int clusterGpus)
+{
+    TraceGenConfig g;
+    g.jobs = jobs;
+    g.seed = seed;
+    g.load = 1.4;
+    g.clusterGpus = clusterGpus;
+    g.maxGpus = 4;
+    Trace t = generateTrace(g);
+    t.sortBySubmit();
+    return t;
+}
+
+TrainConfig tinyConfig(const std::string& policy, uint64_t seed)
+{
+    TrainConfig c;
+    c.policy = policy;
+    c.cluster = makeClusterPreset("das-case");
+    c.trace = tinyTrace(80, 7, c.cluster.totalGpus());
+    c.seed = seed;
+    c.iterations = 2;
+    c.episodesPerIteration = 1;
+    c.episodeJobs = 40;
+    c.ppoEpochs = 2;
+    c.minibatch = 64;
+    c.dModel = 16;
+    c.heads = 2;
+    return c;
+}
+
+std::string tmpPath(const char* name)
+{
+    return (std::filesystem::temp_directory_path() / (std::string("ss-tst-learn-") + name)).string();
+}
+
+std::string errorOf(const std::function<void()>& f)
+{
+    try {
+        f();
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    return {};
+}
+
+} // namespace
+
+class TestLearn : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() { registerLearnedPolicies(); }
+
+    void gpPosteriorMatchesDenseComputation()
+    {
+        const ClusterSpec c = makeClusterPreset("das-small");
+        const Eigen::MatrixXd K = 0.04 * randomWalkKernel(machineAdjacency(c), 0.5, 3, 1e-4);
+        const int M = int(K.rows());
+        const std::vector<int> obs = {0, 3, 3, M - 1, 5};
+        Eigen::VectorXd y(5);
+        y << 0.1, -0.2, -0.15, 0.05, 0.3;
+        Eigen::VectorXd m0 = Eigen::VectorXd::LinSpaced(M, -0.1, 0.1);
+        const double sn2 = 0.01;
+        const GpPosterior p = gpPosterior(K, m0, obs, y, sn2);
+        // Direct: explicit inverse of the dense (K_tt + sn2 I), no Cholesky.
+        const int T = int(obs.size());
+        Eigen::MatrixXd Ktt(T, T), Kst(M, T);
+        Eigen::VectorXd r(T);
+        for (int a = 0; a < T; ++a) {
+            for (int b = 0; b < T; ++b)
+                Ktt(a, b) = K(obs[a], obs[b]) + (a == b ? sn2 : 0.0);
+            for (int m = 0; m < M; ++m)
+                Kst(m, a) = K(m, obs[a]);
+            r(a) = y(a) - m0(obs[a]);
+        }
+        const Eigen::MatrixXd inv = Ktt.inverse();
+        const Eigen::VectorXd mean = m0 + Kst * inv * r;
+        const Eigen::MatrixXd cov = K - Kst * inv * Kst.transpose();
+        QVERIFY((p.mean - mean).cwiseAbs().maxCoeff() < 1e-10);
+        QVERIFY((p.cov - cov).cwiseAbs().maxCoeff() < 1e-10);
+        // Observing a machine shrinks its variance, and the posterior mean moves towards what was observed.
+        QVERIFY(p.cov(3, 3) < K(3, 3));
+        QVERIFY(p.mean(5) > m0(5));
+        // No observation: the posterior is the prior.
+        const GpPosterior prior = gpPosterior(K, m0, {}, Eigen::VectorXd(), sn2);
+        QCOMPARE(prior.mean, m0);
+        QVERIFY((prior.cov - K).cwiseAbs().maxCoeff() == 0.0);
+    }
+
+    void randomWalkKernelIsSymmetricPsd()
+    {
+        for (const char* preset : {"das-case", "das-small", "das-large"}) {
+            const ClusterSpec c = makeClusterPreset(preset);
+            const Eigen::MatrixXd A = machineAdjacency(c);
+            const Eigen::MatrixXd K = randomWalkKernel(A, 0.5, 3, 1e-6);
+            QVERIFY((K - K.transpose()).cwiseAbs().maxCoeff() < 1e-12);
+            Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(K);
+            QVERIFY2(es.eigenvalues().minCoeff() > 0, preset);
+            // Machines of one type are more alike than machines of different types.
+            int a = -1, b = -1, o = -1;
+            for (int m = 1; m < c.machineCount(); ++m) {
+                if (b < 0 && c.machines[m].type == c.machines[0].type)
+                    b = m;
+                if (o < 0 && c.machines[m].type != c.machines[0].type)
+                    o = m;
+            }
+            a = 0;
+            if (b > 0 && o > 0)
+                QVERIFY(K(a, b) > K(a, o));
+        }
+        // lambda = 0 leaves only the l = 0 term: the identity (plus jitter).
+        const Eigen::MatrixXd K0 = randomWalkKernel(machineAdjacency(makeClusterPreset("das-case")), 0.0, 3, 0.5);
+        QVERIFY((K0 - 1.5 * Eigen::MatrixXd::Identity(K0.rows(), K0.cols())).cwiseAbs().maxCoeff() < 1e-12);
+    }
+
+    void rwgpWindowKeepsTau()
+    {
+        RwgpState::Params p;
+        p.tau = 5;
+        RwgpState s(makeClusterPreset("das-case"), p);
+        for (int i = 0; i < 20; ++i)
+            s.observe(i % 8, 0.8);
+        QCOMPARE(s.historySize(), 5);
+        const Eigen::MatrixXd& L = s.choleskyL();
+        const Eigen::MatrixXd C = L * L.transpose();
+        QVERIFY((C - s.posterior().cov).cwiseAbs().maxCoeff() < 1e-3);
+        // Machines seen slower than nominal get a negative mean deviation.
+        QVERIFY(s.posterior().mean(7) < 0);
+    }
+
+    void sameSeedSameTrainingStats()
+    {
+        auto run = [](uint64_t seed) {
+            Trainer t(tinyConfig("das", seed));
+            std::vector<double> v;
+            while (t.step()) {
+                const TrainStats s = t.lastStats();
+                v.insert(v.end(), {double(s.envSteps), s.meanReward, s.policyLossOrder, s.policyLossPlace, s.valueLoss,
+                                   s.trainMeanJctMin});
+            }
+            return v;
+        };
+        const auto a = run(3), b = run(3), c = run(4);
+        QCOMPARE(a.size(), size_t(12));
+        QCOMPARE(a, b);
+        QVERIFY(a != c);
+        for (double x : a)
+            QVERIFY(std::isfinite(x));
+    }
+
+    void checkpointRoundTripAndEvaluationMatchesRun()
+    {
+        TrainConfig cfg = tinyConfig("das", 5);
+        Trainer t(cfg);
+        while (t.step()) {
+        }
+        const std::string path = tmpPath("rt.sscp");
+        t.save(path);
+        const CheckpointInfo info = readCheckpointInfo(path);
+        QCOMPARE(info.policy, std::string("das"));
+        QCOMPARE(info.clusterName, std::string("das-case"));
+        QCOMPARE(info.clusterFingerprint, cfg.cluster.fingerprint());
+        QCOMPARE(info.iterations, 2);
+        QCOMPARE(info.dModel, 16);
+        QCOMPARE(info.heads, 2);
+
+        // The run path loads the same weights: its result equals the trainer's own evaluation.
+        const Trace eval = tinyTrace(50, 99, cfg.cluster.totalGpus());
+        RunSpec spec;
+        spec.policy = "das";
+        spec.options.checkpoint = path;
+        spec.config.seed = cfg.seed;
+        spec.config.perf = cfg.perf;
+        spec.config.checkInvariants = true;
+        const RunOutput out = runSimulation(cfg.cluster, eval, spec);
+        QCOMPARE(out.summary.finished, 50);
+        QCOMPARE(out.summary.meanJctMin, t.evaluate(eval).first);
+
+        // Resuming continues the iteration count.
+        TrainConfig r = cfg;
+        r.resume = path;
+        r.iterations = 3;
+        Trainer t2(r);
+        QCOMPARE(t2.iteration(), 2);
+        QVERIFY(t2.step());
+        QVERIFY(!t2.step());
+        std::filesystem::remove(path);
+    }
+
+    void corruptOrMismatchedCheckpointRejected()
+    {
+        Trainer t(tinyConfig("das", 1));
+        const std::string path = tmpPath("bad.sscp");
+        t.save(path);
+        std::string bytes;
+        {
+            std::ifstream f(path, std::ios::binary);
+            bytes.assign(std::istreambuf_iterator<char>(f), {});
+        }
+        auto writeBytes = [&](const std::string& b) {
+            std::ofstream f(path, std::ios::binary | std::ios::trunc);
+            f << b;
+        };
+        std::string flipped = bytes;
+        flipped[flipped.size() / 2] ^= 0x5a;
+        writeBytes(flipped);
+        QVERIFY(errorOf([&] { readCheckpointInfo(path); }).find("checksum") != std::string::npos);
+        writeBytes(bytes.substr(0, bytes.size() - 100));
+        QVERIFY(errorOf([&] { readCheckpointInfo(path); }).find("truncated") != std::string::npos);
+        writeBytes("hello world, not a checkpoint");
+        const std::string e1 = errorOf([&] { readCheckpointInfo(path); });
+        QVERIFY2(e1.find("not a SchedStudio checkpoint") != std::string::npos, e1.c_str());
+        QVERIFY(e1.rfind(path, 0) == 0); // names the file first
+        QVERIFY(e1.find('\n') == std::string::npos);
+
+        writeBytes(bytes);
+        QVERIFY(errorOf([&] { readCheckpointInfo(path); }).empty());
+        const Trace tr = tinyTrace(10, 1, 32);
+        RunSpec spec;
+        spec.options.checkpoint = path;
+        spec.policy = "das";
+        const std::string e2 = errorOf([&] { runSimulation(makeClusterPreset("das-small"), tr, spec); });
+        QVERIFY2(e2.find("trained for cluster 'das-case'") != std::string::npos, e2.c_str());
+        spec.policy = "da";
+        const std::string e3 = errorOf([&] { runSimulation(makeClusterPreset("das-case"), tr, spec); });
+        QVERIFY2(e3.find("for policy 'das'") != std::string::npos, e3.c_str());
+        std::filesystem::remove(path);
+    }
+
+    void everyLearnedPolicyRunsToCompletion()
+    {
+        const ClusterSpec c = makeClusterPreset("das-case");
+        const Trace tr = tinyTrace(60, 11, c.totalGpus());
+        for (const std::string& name : learnedPolicyNames()) {
+            RunSpec spec;
+            spec.policy = name;
+            spec.config.seed = 2;
+            spec.config.perf = TrainConfig::defaultPerf();
+            spec.config.checkInvariants = true;
+            spec.config.recordDecisions = true;
+            spec.keepDecisionLog = true;
+            spec.options.params["das.allow_other_cluster"] = "1";
+            const RunOutput out = runSimulation(c, tr, spec);
+            QVERIFY2(out.summary.finished == 60, name.c_str());
+            QVERIFY(out.log);
+            const RunOutput again = runSimulation(c, tr, spec);
+            QVERIFY2(again.summary.meanJctMin == out.summary.meanJctMin, name.c_str()); // seeded
+            if (name == "das" || name == "da") {
+                bool sawQueue = false, sawPlacement = false;
+                for (const DecisionRecord& r : out.log->records) {
+                    for (const ScoredJob& s : r.queue)
+                        if (std::isfinite(s.priorityStd)) {
+                            sawQueue = true;
+                            QVERIFY(s.priorityStd > 0);
+                            QCOMPARE(std::isfinite(s.gate), name == "das"); // gates only with squeeze-and-communicate
+                        }
+                    for (const PlacementRecord& p : r.placements)
+                        if (!p.affinityVar.empty()) {
+                            sawPlacement = true;
+                            QCOMPARE(int(p.affinityVar.size()), c.machineCount());
+                            QCOMPARE(int(p.affinity.size()), c.machineCount());
+                        }
+                }
+                QVERIFY(sawQueue);
+                QVERIFY(sawPlacement);
+            }
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLearn)
+#include "tst_learn.moc"

@@ -1,0 +1,123 @@
+// Benchmarks of core/learn (figures printed, loose bounds asserted): DAS per-decision inference latency with
+// 100 queued jobs on 64 machines (target < 2 ms on one core), and training throughput in env steps/s.
+#include <QTest>
+
+#include <chrono>
+#include <cstdio>
+
+#include "learn/learn.h"
+#include "learn/trainer.h"
+#include "model/tracegen.h"
+#include "policy/registry.h"
+#include "sim/runner.h"
+
+using namespace ss;
+
+namespace {
+
+// Times the wrapped policy's decisions that see at least 100 queued jobs.
+class TimedScheduler : public Scheduler {
+public:
+    explicit TimedScheduler(std::unique_ptr<Scheduler> inner) : m_inner(std::move(inner)) {}
+    std::string name() const override { return m_inner->name(); }
+    void reset(const SimSetup& s) override { m_inner->reset(s); }
+    void schedule(SchedContext& ctx) override
+    {
+        const bool big = ctx.pendingCount() >= 100;
+        const auto t0 = std::chrono::steady_clock::now();
+        m_inner->schedule(ctx);
+        if (big) {
+            seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            ++decisions;
+        }
+    }
+    double seconds = 0;
+    int decisions = 0;
+
+private:
+    std::unique_ptr<Scheduler> m_inner;
+};
+
+ClusterSpec cluster64()
+{
+    ClusterSpec c;
+    c.name = "bench-64";
+    c.types = {{"V100", 2.48, 32, 1.0}, {"P100", 1.46, 16, 0.6}, {"T4", 0.35, 16, 0.35}};
+    c.switches = {{"s0", 100}, {"s1", 100}, {"s2", 100}, {"s3", 100}};
+    for (int m = 0; m < 64; ++m) {
+        Machine mc;
+        mc.name = "m" + std::to_string(m);
+        mc.type = m % 3;
+        mc.gpus = 4;
+        mc.sw = m / 16;
+        c.machines.push_back(mc);
+    }
+    c.finalize();
+    return c;
+}
+
+} // namespace
+
+class TestLearnBench : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() { ss::learn::registerLearnedPolicies(); }
+
+    void dasInferenceLatency()
+    {
+        const ClusterSpec c = cluster64();
+        TraceGenConfig g;
+        g.jobs = 1500;
+        g.seed = 3;
+        g.load = 3.0; // overloaded so that the queue holds 100+ jobs
+        g.clusterGpus = c.totalGpus();
+        g.maxGpus = 4;
+        Trace t = generateTrace(g);
+        t.sortBySubmit();
+        PolicyOptions o;
+        o.params["das.allow_other_cluster"] = "1";
+        TimedScheduler ts(makeScheduler("das", o));
+        RunConfig rc;
+        rc.seed = 1;
+        rc.perf = ss::learn::TrainConfig::defaultPerf();
+        Simulator sim(c, t, ts, rc);
+        while (sim.step() && ts.decisions < 300) {
+        }
+        QVERIFY(ts.decisions >= 50);
+        const double ms = 1000.0 * ts.seconds / ts.decisions;
+        std::printf("BENCH das inference: %.3f ms per decision (%d decisions with >= 100 queued jobs, 64 machines, "
+                    "1 thread)\n", ms, ts.decisions);
+        QVERIFY2(ms < 20.0, "DAS decision latency far above its 2 ms target");
+    }
+
+    void trainingThroughput()
+    {
+        ss::learn::TrainConfig c;
+        c.policy = "das";
+        c.cluster = makeClusterPreset("das-small");
+        TraceGenConfig g;
+        g.jobs = 200;
+        g.seed = 5;
+        g.load = 1.3;
+        g.clusterGpus = c.cluster.totalGpus();
+        g.maxGpus = 8;
+        c.trace = generateTrace(g);
+        c.trace.sortBySubmit();
+        c.iterations = 1;
+        c.episodesPerIteration = 1;
+        c.episodeJobs = 100;
+        ss::learn::Trainer t(c);
+        double sec = 0;
+        long long steps = 0;
+        while (t.step()) {
+            sec += t.lastStats().seconds;
+            steps = t.lastStats().envSteps;
+        }
+        std::printf("BENCH das training: %.0f env steps/s (%lld decisions in %.2f s, das-small, 1 thread)\n",
+                    steps / sec, steps, sec);
+        QVERIFY(steps > 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLearnBench)
+#include "tst_learnbench.moc"

@@ -1,0 +1,383 @@
+// Item models, topology undo/redo, scenario files and teaching text of the studio (ui/).
+#include <QAbstractItemModelTester>
+#include <QJsonDocument>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUndoStack>
+
+#include <cmath>
+
+#include "clusterdocument.h"
+#include "io/traceio.h"
+#include "model/tracegen.h"
+#include "models.h"
+#include "scenario.h"
+#include "sim/runner.h"
+#include "teaching.h"
+
+using namespace ss;
+using namespace ss::ui;
+
+namespace {
+std::shared_ptr<Trace> smallTrace(int jobs = 40, uint64_t seed = 3)
+{
+    TraceGenConfig cfg;
+    cfg.jobs = jobs;
+    cfg.seed = seed;
+    cfg.clusterGpus = 32;
+    cfg.load = 1.4;
+    cfg.durationScale = 0.05;
+    auto t = std::make_shared<Trace>(generateTrace(cfg));
+    t->name = "gen";
+    return t;
+}
+
+RunPtr makeRun(int id, std::shared_ptr<const Trace> trace, const std::string& policy, uint64_t seed)
+{
+    auto cluster = std::make_shared<ClusterSpec>(makeClusterPreset("das-case"));
+    cluster->finalize();
+    RunSpec spec;
+    spec.policy = policy;
+    spec.config.seed = seed;
+    spec.config.perf = PerfConfig::parse("fluctuation_sd=0.1");
+    spec.config.recordDecisions = true;
+    spec.keepDecisionLog = true;
+    auto e = std::make_shared<RunEntry>();
+    e->id = id;
+    e->name = QString::fromStdString(policy) + QStringLiteral(" seed %1").arg(seed);
+    e->clusterLabel = QStringLiteral("das-case");
+    e->trace = trace;
+    e->cluster = cluster;
+    e->out = std::make_shared<RunOutput>(runSimulation(*cluster, *trace, spec));
+    return e;
+}
+} // namespace
+
+class TestModels : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void jobTableModel();
+    void jobFilterProxy();
+    void runHistoryModel();
+    void compareModel();
+    void queueModel();
+    void machineAndLinkModels();
+    void topologyUndoRestoresExactSpec();
+    void removeSwitchRefusedWithMachines();
+    void scenarioRoundTrip();
+    void scenarioErrors();
+    void teachingText();
+};
+
+void TestModels::jobTableModel()
+{
+    JobTableModel m;
+    QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QCOMPARE(m.rowCount(), 0);
+    auto trace = smallTrace();
+    m.setTrace(trace);
+    QCOMPARE(m.rowCount(), int(trace->jobs.size()));
+    QCOMPARE(m.index(5, JobTableModel::Id).data().toString(), QString::number(trace->jobs[5].id));
+    QCOMPARE(m.index(5, JobTableModel::Gpus).data(SortRole).toDouble(), trace->jobs[5].gpus);
+    QVERIFY(!m.index(5, JobTableModel::Jct).data().isValid()); // no run attached
+    RunPtr run = makeRun(1, trace, "fifo+firstfit", 1);
+    m.setTrace(trace, run->out);
+    const JobRecord& r = run->out->jobs[7];
+    QVERIFY(r.jct > 0);
+    QCOMPARE(m.index(7, JobTableModel::Jct).data(SortRole).toDouble(), r.jct / 60);
+    QCOMPARE(m.index(7, JobTableModel::Status).data().toString(), QString::fromLatin1(toString(r.status)));
+    QCOMPARE(m.index(7, 0).data(JobIndexRole).toInt(), 7);
+}
+
+void TestModels::jobFilterProxy()
+{
+    JobTableModel m;
+    auto trace = smallTrace(200, 5);
+    m.setTrace(trace);
+    JobFilterProxy p;
+    p.setSourceModel(&m);
+    QAbstractItemModelTester tester(&p, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    int big = 0;
+    for (const Job& j : trace->jobs)
+        big += j.gpus >= 4;
+    QVERIFY(big > 0 && big < 200);
+    p.setSearch(QStringLiteral("gpus>=4"));
+    QCOMPARE(p.rowCount(), big);
+    p.setSearch(QString());
+    QCOMPARE(p.rowCount(), 200);
+    // Text search on the model name.
+    const QString model = QString::fromStdString(trace->modelName(trace->jobs[0]));
+    int withModel = 0;
+    for (const Job& j : trace->jobs)
+        withModel += QString::fromStdString(trace->modelName(j)).contains(model, Qt::CaseInsensitive) ||
+                     QString::number(j.id).contains(model);
+    p.setSearch(model);
+    QCOMPARE(p.rowCount(), withModel);
+    // Numeric sort by duration, not text order.
+    p.setSearch(QString());
+    p.sort(JobTableModel::Duration, Qt::DescendingOrder);
+    double prev = 1e300;
+    for (int r = 0; r < p.rowCount(); ++r) {
+        const double d = p.index(r, JobTableModel::Duration).data(SortRole).toDouble();
+        QVERIFY(d <= prev);
+        prev = d;
+    }
+}
+
+void TestModels::runHistoryModel()
+{
+    RunHistoryModel m;
+    QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    auto trace = smallTrace();
+    QSignalSpy checked(&m, &RunHistoryModel::checkedChanged);
+    m.addRun(makeRun(1, trace, "fifo+firstfit", 1));
+    m.addRun(makeRun(2, trace, "sjf+bestfit", 1), false);
+    QCOMPARE(m.rowCount(), 2);
+    QCOMPARE(m.checkedRuns().size(), 1);
+    QCOMPARE(m.index(1, RunHistoryModel::Policy).data().toString(), QStringLiteral("sjf+bestfit"));
+    QCOMPARE(m.index(0, RunHistoryModel::MeanJct).data(SortRole).toDouble(), m.run(0)->out->summary.meanJctMin);
+    QVERIFY(m.setData(m.index(1, RunHistoryModel::Name), Qt::Checked, Qt::CheckStateRole));
+    QCOMPARE(m.checkedRuns().size(), 2);
+    QVERIFY(m.setData(m.index(0, RunHistoryModel::Name), QStringLiteral("baseline"), Qt::EditRole));
+    QCOMPARE(m.run(0)->name, QStringLiteral("baseline"));
+    QCOMPARE(m.rowOfId(2), 1);
+    m.removeRun(0);
+    QCOMPARE(m.rowCount(), 1);
+    QCOMPARE(m.rowOfId(2), 0);
+    QVERIFY(checked.count() >= 4);
+}
+
+void TestModels::compareModel()
+{
+    auto trace = smallTrace();
+    QVector<RunPtr> runs{makeRun(1, trace, "fifo+firstfit", 1), makeRun(2, trace, "fifo+firstfit", 2),
+                         makeRun(3, trace, "sjf+bestfit", 1)};
+    CompareModel m;
+    QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    m.setRuns(runs);
+    QCOMPARE(m.rowCount(), 2); // grouped by policy
+    const auto& g = m.groups()[0];
+    QCOMPARE(g.runs.size(), 2);
+    const double a = runs[0]->out->summary.meanJctMin, b = runs[1]->out->summary.meanJctMin;
+    QVERIFY(a != b); // seeds differ through the perf noise
+    QCOMPARE(g.stat[CompareModel::MeanJct].mean, (a + b) / 2);
+    QVERIFY(std::abs(g.stat[CompareModel::MeanJct].sd - std::abs(a - b) / std::sqrt(2.0)) < 1e-9);
+    QVERIFY(m.index(0, CompareModel::MeanJct).data().toString().contains(QStringLiteral("±")));
+    QCOMPARE(m.groups()[1].stat[CompareModel::Fee].mean, runs[2]->out->summary.totalFeeUsd);
+}
+
+void TestModels::queueModel()
+{
+    auto trace = smallTrace();
+    RunPtr run = makeRun(1, trace, "sjf+bestfit", 1);
+    QVERIFY(run->out->log && !run->out->log->records.empty());
+    QueueModel m;
+    QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    int withQueue = -1;
+    for (size_t k = 0; k < run->out->log->records.size(); ++k)
+        if (run->out->log->records[k].queue.size() >= 2) {
+            withQueue = int(k);
+            break;
+        }
+    QVERIFY(withQueue >= 0);
+    m.setDecision(trace, run->out->log, withQueue);
+    const DecisionRecord& r = run->out->log->records[size_t(withQueue)];
+    QCOMPARE(m.rowCount(), int(r.queue.size()));
+    QCOMPARE(m.index(0, QueueModel::Priority).data(SortRole).toDouble(), double(r.queue[0].priority));
+    QCOMPARE(m.index(1, QueueModel::Job).data().toString(), QString::number(trace->jobs[size_t(r.queue[1].job)].id));
+    m.setDecision(trace, run->out->log, -1);
+    QCOMPARE(m.rowCount(), 0);
+}
+
+void TestModels::machineAndLinkModels()
+{
+    ClusterDocument doc;
+    MachineTableModel mm(&doc);
+    LinkTableModel lm(&doc);
+    QAbstractItemModelTester t1(&mm, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester t2(&lm, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QCOMPARE(mm.rowCount(), doc.spec().machineCount());
+    QVERIFY(mm.setData(mm.index(2, MachineTableModel::Gpus), 8, Qt::EditRole));
+    QCOMPARE(doc.spec().machines[2].gpus, 8);
+    QCOMPARE(doc.undoStack()->count(), 1);
+    doc.addSwitch(QStringLiteral("rack-b"), 100);
+    doc.addLink(0, int(doc.spec().switches.size()) - 1, 40);
+    QCOMPARE(lm.rowCount(), int(doc.spec().links.size()));
+    const int last = lm.rowCount() - 1;
+    QVERIFY(lm.setData(lm.index(last, LinkTableModel::Bandwidth), 25.0, Qt::EditRole));
+    QCOMPARE(doc.spec().links[size_t(last)].gbps, 25.0);
+    QVERIFY(!lm.setData(lm.index(last, LinkTableModel::Bandwidth), -3.0, Qt::EditRole));
+    doc.undoStack()->undo();
+    QCOMPARE(doc.spec().links[size_t(last)].gbps, 40.0);
+}
+
+void TestModels::topologyUndoRestoresExactSpec()
+{
+    ClusterDocument doc;
+    const std::string original = clusterToJson(doc.spec());
+    const std::string fp = doc.spec().fingerprint();
+    GpuType t;
+    t.name = "A100";
+    t.pricePerHour = 3.5;
+    t.speed = 2.5;
+    doc.addGpuType(t);
+    doc.addSwitch(QStringLiteral("rack-b"), 200);
+    doc.addMachines(3, int(doc.spec().types.size()) - 1, 8, int(doc.spec().switches.size()) - 1);
+    doc.setMachinesType({0, 2, 4}, int(doc.spec().types.size()) - 1);
+    doc.setMachinesGpus({1, 3}, 2);
+    doc.duplicateMachines({0, 1});
+    doc.removeMachines({5, 2, 7});
+    doc.renameMachine(0, QStringLiteral("gpu-node-0"));
+    doc.addLink(0, 1, 100);
+    doc.setLinkBandwidth(0, 50);
+    doc.duplicateSwitch(1);
+    const std::string edited = clusterToJson(doc.spec());
+    QVERIFY(edited != original);
+    QVERIFY(doc.validationMessage().isEmpty());
+    const int steps = doc.undoStack()->count();
+    QVERIFY(steps >= 11);
+    while (doc.undoStack()->canUndo())
+        doc.undoStack()->undo();
+    QCOMPARE(clusterToJson(doc.spec()), original);
+    QCOMPARE(doc.spec().fingerprint(), fp);
+    while (doc.undoStack()->canRedo())
+        doc.undoStack()->redo();
+    QCOMPARE(clusterToJson(doc.spec()), edited);
+    // Replacing the cluster (load preset) is one undoable step as well.
+    ClusterSpec other = makeClusterPreset("gavel-108");
+    other.finalize();
+    doc.replace(other, QStringLiteral("load"));
+    QCOMPARE(doc.spec().machineCount(), other.machineCount());
+    doc.undoStack()->undo();
+    QCOMPARE(clusterToJson(doc.spec()), edited);
+}
+
+void TestModels::removeSwitchRefusedWithMachines()
+{
+    ClusterDocument doc;
+    QSignalSpy spy(&doc, &ClusterDocument::validationChanged);
+    const int before = int(doc.spec().switches.size());
+    QVERIFY(!doc.removeSwitch(doc.spec().machines[0].sw));
+    QCOMPARE(int(doc.spec().switches.size()), before);
+    QVERIFY(doc.validationMessage().contains(QStringLiteral("still has machines")));
+    QCOMPARE(spy.count(), 1);
+    QCOMPARE(doc.undoStack()->count(), 0); // a refused edit leaves no undo entry
+}
+
+void TestModels::scenarioRoundTrip()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    Scenario s;
+    s.name = QStringLiteral("round trip");
+    s.tracePath = dir.filePath(QStringLiteral("traces/t.csv"));
+    s.clusterSource = Scenario::ClusterSource::File;
+    s.clusterPath = dir.filePath(QStringLiteral("c/cluster.json"));
+    s.perf = QStringLiteral("cross_machine=0.2,fluctuation_sd=0.05");
+    s.policies = {QStringLiteral("fifo+firstfit"), QStringLiteral("las+consolidate")};
+    s.seed = 12345678901234ULL;
+    s.seeds = 3;
+    s.backfill = false;
+    const QString path = dir.filePath(QStringLiteral("a.scenario.json"));
+    s.save(path);
+    // Paths are stored relative to the scenario file.
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonObject o = QJsonDocument::fromJson(f.readAll()).object();
+    QCOMPARE(o.value(QStringLiteral("trace")).toObject().value(QStringLiteral("path")).toString(), QStringLiteral("traces/t.csv"));
+    QCOMPARE(o.value(QStringLiteral("format")).toString(), QStringLiteral("schedstudio-scenario"));
+    QCOMPARE(o.value(QStringLiteral("version")).toInt(), 1);
+    const Scenario r = Scenario::load(path);
+    QCOMPARE(r.name, s.name);
+    QCOMPARE(r.tracePath, s.tracePath);
+    QCOMPARE(r.clusterPath, s.clusterPath);
+    QVERIFY(r.clusterSource == Scenario::ClusterSource::File);
+    QCOMPARE(r.perf, s.perf);
+    QCOMPARE(r.policies, s.policies);
+    QCOMPARE(r.seed, s.seed);
+    QCOMPARE(r.seeds, 3);
+    QCOMPARE(r.backfill, false);
+
+    // Inline cluster survives too.
+    Scenario in = s;
+    ClusterSpec c = makeClusterPreset("das-case");
+    c.finalize();
+    c.machines[0].gpus = 2;
+    in.clusterSource = Scenario::ClusterSource::Inline;
+    in.clusterJson = QString::fromStdString(clusterToJson(c));
+    in.save(path);
+    const Scenario r2 = Scenario::load(path);
+    QVERIFY(r2.clusterSource == Scenario::ClusterSource::Inline);
+    ClusterSpec back = clusterFromJson(r2.clusterJson.toStdString(), "x");
+    back.finalize();
+    QCOMPARE(back.fingerprint(), c.fingerprint());
+
+    // The shipped sample opens with no other input.
+    const Scenario das = Scenario::load(QStringLiteral(SS_SOURCE_DIR "/sample-traces/das-case.scenario.json"));
+    QCOMPARE(das.clusterPreset, QStringLiteral("das-case"));
+    QVERIFY(QFileInfo::exists(das.tracePath));
+}
+
+void TestModels::scenarioErrors()
+{
+    QTemporaryDir dir;
+    auto write = [&](const char* name, const QByteArray& text) {
+        const QString p = dir.filePath(QLatin1String(name));
+        QFile f(p);
+        f.open(QIODevice::WriteOnly);
+        f.write(text);
+        return p;
+    };
+    const QString bad = write("bad.scenario.json", "{\n  \"format\": \"schedstudio-scenario\",\n  \"version\": 1,\n  \"name\": oops\n}\n");
+    try {
+        Scenario::load(bad);
+        QFAIL("bad JSON accepted");
+    } catch (const ScenarioError& e) {
+        QCOMPARE(e.line, 4);
+        QVERIFY(e.text().startsWith(bad + QStringLiteral(":4:")));
+    }
+    const QString newer = write("newer.scenario.json", R"({"format":"schedstudio-scenario","version":7,"name":"x"})");
+    try {
+        Scenario::load(newer);
+        QFAIL("newer version accepted");
+    } catch (const ScenarioError& e) {
+        QVERIFY2(e.reason.contains(QStringLiteral("newer")), qPrintable(e.reason));
+        QVERIFY(e.reason.contains(QStringLiteral("'version'")));
+    }
+    const QString other = write("other.json", R"({"format":"something-else","version":1})");
+    QVERIFY_THROWS_EXCEPTION(ScenarioError, Scenario::load(other));
+    const QString seeds = write("seeds.scenario.json", R"({"format":"schedstudio-scenario","version":1,"seeds":0})");
+    try {
+        Scenario::load(seeds);
+        QFAIL("seeds 0 accepted");
+    } catch (const ScenarioError& e) {
+        QVERIFY(e.reason.contains(QStringLiteral("'seeds'")));
+    }
+    QVERIFY_THROWS_EXCEPTION(ScenarioError, Scenario::load(dir.filePath(QStringLiteral("missing.json"))));
+}
+
+void TestModels::teachingText()
+{
+    auto trace = smallTrace();
+    RunPtr run = makeRun(1, trace, "sjf+bestfit", 1);
+    const DecisionLog& log = *run->out->log;
+    int k = -1;
+    for (size_t i = 0; i < log.records.size(); ++i)
+        if (log.records[i].queue.size() >= 2 && !log.records[i].placements.empty() && !log.records[i].placements[0].slots.empty()) {
+            k = int(i);
+            break;
+        }
+    QVERIFY(k >= 0);
+    const DecisionRecord& r = log.records[size_t(k)];
+    const QString html = explainDecision(log, k, *trace, *run->cluster, run->policy());
+    // Names the first job in the queue and the machine the first placement went to.
+    QVERIFY(html.contains(QStringLiteral("job %1").arg(trace->jobs[size_t(r.queue[0].job)].id)));
+    const int m = run->cluster->machineOfGpu(r.placements[0].slots[0].gpu);
+    QVERIFY(html.contains(QString::fromStdString(run->cluster->machines[size_t(m)].name)));
+    QVERIFY(html.contains(QStringLiteral("priority")));
+    QVERIFY(explainDecision(DecisionLog{}, 0, *trace, *run->cluster, run->policy()).contains(QStringLiteral("Run the scenario")));
+}
+
+QTEST_MAIN(TestModels)
+#include "tst_models.moc"

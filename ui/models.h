@@ -1,0 +1,165 @@
+#pragma once
+// Item models of the studio. Each is tested with QAbstractItemModelTester (tests/ui/tst_models.cpp).
+#include <QAbstractTableModel>
+#include <QSortFilterProxyModel>
+#include <QVector>
+
+#include <memory>
+#include <vector>
+
+#include "runentry.h"
+#include "sim/decisionlog.h"
+
+namespace ss::ui {
+
+class ClusterDocument;
+
+/// Role giving the raw number (or string) a column sorts by.
+constexpr int SortRole = Qt::UserRole + 1;
+/// Role giving the job index (row in trace order) for linked selection.
+constexpr int JobIndexRole = Qt::UserRole + 2;
+
+/// Jobs of a trace, with the outcome of a run when one is attached.
+class JobTableModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column { Id, Submit, Gpus, Duration, Model, User, Vc, Deadline, Start, End, Jct, Queueing, Fee,
+                  Machines, Status, ColumnCount };
+    using QAbstractTableModel::QAbstractTableModel;
+    void setTrace(std::shared_ptr<const Trace> trace, std::shared_ptr<const RunOutput> run = {});
+    const Trace* trace() const { return m_trace.get(); }
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role) const override;
+    QVariant headerData(int section, Qt::Orientation o, int role) const override;
+private:
+    std::shared_ptr<const Trace> m_trace;
+    std::shared_ptr<const RunOutput> m_run;
+};
+
+/// Sorts by SortRole and matches the search text against id, model, user and virtual cluster;
+/// "gpus>=4" / "gpus<2" style terms filter numerically.
+class JobFilterProxy : public QSortFilterProxyModel {
+    Q_OBJECT
+public:
+    explicit JobFilterProxy(QObject* parent = nullptr);
+    void setSearch(const QString& text);
+protected:
+    bool filterAcceptsRow(int row, const QModelIndex& parent) const override;
+    bool lessThan(const QModelIndex& a, const QModelIndex& b) const override;
+private:
+    QString m_text;
+    double m_minGpus = -1, m_maxGpus = -1;
+};
+
+/// Runs of the session. The Name column is editable (rename); a check box marks runs for Compare.
+class RunHistoryModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column { Name, Policy, Seed, Cluster, Trace, Jobs, MeanJct, P95Jct, Fee, Makespan, Utilization,
+                  DeadlineMiss, Wall, ColumnCount };
+    using QAbstractTableModel::QAbstractTableModel;
+    void addRun(RunPtr run, bool checked = true);
+    void removeRun(int row);
+    void clear();
+    RunPtr run(int row) const { return m_runs.value(row).run; }
+    int rowOfId(int id) const;
+    QVector<RunPtr> checkedRuns() const;
+    QVector<RunPtr> allRuns() const;
+    void setChecked(int row, bool on);
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role) const override;
+    bool setData(const QModelIndex& index, const QVariant& value, int role) override;
+    Qt::ItemFlags flags(const QModelIndex& index) const override;
+    QVariant headerData(int section, Qt::Orientation o, int role) const override;
+Q_SIGNALS:
+    void checkedChanged();
+private:
+    struct Row {
+        RunPtr run;
+        bool checked = true;
+    };
+    QVector<Row> m_runs;
+};
+
+/// Runs grouped by (policy, cluster, trace): mean over seeds with the standard deviation.
+class CompareModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column { Group, Runs, MeanJct, P95Jct, Fee, Makespan, Utilization, DeadlineMiss, ColumnCount };
+    struct Stat {
+        double mean = 0, sd = 0;
+    };
+    struct GroupRow {
+        QString label;
+        QVector<RunPtr> runs;
+        Stat stat[ColumnCount];
+    };
+    using QAbstractTableModel::QAbstractTableModel;
+    void setRuns(const QVector<RunPtr>& runs);
+    const QVector<GroupRow>& groups() const { return m_groups; }
+    static QString metricName(int column);
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role) const override;
+    QVariant headerData(int section, Qt::Orientation o, int role) const override;
+private:
+    QVector<GroupRow> m_groups;
+};
+
+/// The queue at one decision: rank, job, priority (± std for learned policies), and whether it was placed.
+class QueueModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column { Rank, Job, Gpus, Priority, PriorityStd, Placed, ColumnCount };
+    using QAbstractTableModel::QAbstractTableModel;
+    void setDecision(std::shared_ptr<const Trace> trace, std::shared_ptr<const DecisionLog> log, int record);
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role) const override;
+    QVariant headerData(int section, Qt::Orientation o, int role) const override;
+private:
+    std::shared_ptr<const Trace> m_trace;
+    std::shared_ptr<const DecisionLog> m_log;
+    int m_record = -1;
+    std::vector<int> m_placedOk;
+    const DecisionRecord* rec() const;
+};
+
+/// Machines of the edited cluster; edits go through the document's undo stack.
+class MachineTableModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column { Name, Switch, GpuType, Gpus, Cpus, Memory, ColumnCount };
+    explicit MachineTableModel(ClusterDocument* doc, QObject* parent = nullptr);
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role) const override;
+    bool setData(const QModelIndex& index, const QVariant& value, int role) override;
+    Qt::ItemFlags flags(const QModelIndex& index) const override;
+    QVariant headerData(int section, Qt::Orientation o, int role) const override;
+private:
+    ClusterDocument* m_doc;
+};
+
+/// Switch-to-switch links of the edited cluster; the bandwidth column is editable (undoable).
+class LinkTableModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column { From, To, Bandwidth, ColumnCount };
+    explicit LinkTableModel(ClusterDocument* doc, QObject* parent = nullptr);
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role) const override;
+    bool setData(const QModelIndex& index, const QVariant& value, int role) override;
+    Qt::ItemFlags flags(const QModelIndex& index) const override;
+    QVariant headerData(int section, Qt::Orientation o, int role) const override;
+private:
+    ClusterDocument* m_doc;
+};
+
+/// "12.5 min", "3.2 h" style duration text from seconds.
+QString formatDuration(double seconds);
+
+} // namespace ss::ui

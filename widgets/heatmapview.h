@@ -1,0 +1,128 @@
+#pragma once
+// A matrix heatmap (rows x cols) drawn from a cached one-pixel-per-cell QImage, with labels, a colour scale,
+// NaN as hatched grey and optional per-cell uncertainty (cells fade as uncertainty grows).
+#include <QImage>
+#include <QStringList>
+#include <QWidget>
+#include <functional>
+#include <vector>
+
+#include "sim/decisionlog.h"
+
+namespace ss {
+
+/// Everything a heatmap shows. rowJobs/colJobs link rows/columns to job indices (for linked selection).
+struct HeatmapData {
+    int rows = 0, cols = 0;
+    std::vector<float> values;      ///< row-major, rows*cols; NaN = no value
+    std::vector<float> uncertainty; ///< empty or rows*cols (std or variance; only relative size matters)
+    QStringList rowLabels, colLabels;
+    std::vector<int> rowJobs, colJobs;
+    QString title;
+};
+
+/// Priority of the queued jobs of one decision: 1 row x queue (highest priority first); uncertainty = priorityStd.
+HeatmapData priorityMatrix(const ss::DecisionRecord& record);
+/// Affinity of one decision: placed jobs x machines (dense or top-K), uncertainty = affinityVar.
+/// machineNames may be empty (labels become "m<index>").
+HeatmapData affinityMatrix(const ss::DecisionRecord& record, int machineCount, const QStringList& machineNames = {});
+/// Priority of jobs over decisions [first, last]: rows = jobs seen in any queue (by first appearance,
+/// at most maxJobs), cols = decisions; NaN where a job was not queued.
+HeatmapData priorityHistory(const ss::DecisionLog& log, int first, int last, int maxJobs = 1000);
+
+class HeatmapView : public QWidget {
+    Q_OBJECT
+public:
+    explicit HeatmapView(QWidget* parent = nullptr);
+
+    void setMatrix(int rows, int cols, std::vector<float> values, QStringList rowLabels = {}, QStringList colLabels = {});
+    /// Same shape as the matrix; empty removes it.
+    void setUncertainty(std::vector<float> values);
+    void setData(HeatmapData data);
+    void setRowJobs(std::vector<int> jobs);
+    void setColJobs(std::vector<int> jobs);
+    /// Fixed colour range; autoColorRange() goes back to min..max of the finite values.
+    void setColorRange(float min, float max);
+    void setAutoColorRange();
+    void setTitle(const QString& title);
+    /// Hide the colour bar (small multiples in DecisionStripView share one scale).
+    void setColorBarVisible(bool visible);
+
+    int rows() const { return m_rows; }
+    int cols() const { return m_cols; }
+    float value(int r, int c) const { return m_values[size_t(r) * size_t(m_cols) + size_t(c)]; }
+    float rangeMin() const { return m_min; }
+    float rangeMax() const { return m_max; }
+    /// Widget-coordinate rectangle of a cell (may be sub-pixel for big matrices).
+    QRectF cellRect(int r, int c) const;
+    /// Cell at a point, {-1,-1} outside.
+    std::pair<int, int> cellAt(const QPointF& p) const;
+    /// The colour a value is drawn with (no uncertainty fading). Scale: min -> scoreRgb(0), max -> scoreRgb(1).
+    QRgb colorFor(float v) const;
+    const QImage& cachedImage() const { return m_image; }
+    int selectedJob() const { return m_selectedJob; }
+
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+
+public Q_SLOTS:
+    void setSelectedJob(int jobIndex);
+
+Q_SIGNALS:
+    void jobSelected(int jobIndex);
+    void cellClicked(int row, int col);
+
+protected:
+    void paintEvent(QPaintEvent*) override;
+    void resizeEvent(QResizeEvent*) override;
+    void mousePressEvent(QMouseEvent*) override;
+    bool event(QEvent* e) override;
+
+private:
+    int m_rows = 0, m_cols = 0;
+    std::vector<float> m_values, m_unc;
+    QStringList m_rowLabels, m_colLabels;
+    std::vector<int> m_rowJobs, m_colJobs;
+    QString m_title;
+    bool m_autoRange = true;
+    bool m_colorBar = true;
+    float m_min = 0, m_max = 1;
+    int m_selectedJob = -1;
+    QImage m_image;       // one pixel per cell
+    bool m_hasNaN = false;
+    QRectF m_plot;        // cell area in widget coordinates
+    QSize m_layoutSize;
+    void ensureLayout() const;
+    void rebuildImage();
+    void relayout();
+};
+
+/// The DAS paper's four-step view: the last four decisions up to the current one, side by side.
+class DecisionStripView : public QWidget {
+    Q_OBJECT
+public:
+    enum class Content { Priority, Affinity };
+    explicit DecisionStripView(QWidget* parent = nullptr);
+    /// Not owned. machineNames label affinity columns.
+    void setLog(const ss::DecisionLog* log, const QStringList& machineNames = {});
+    void setContent(Content c);
+    /// Show decisions current-3 .. current (fewer at the start).
+    void setCurrentDecision(int index);
+    HeatmapView* heatmap(int i) const { return m_maps[size_t(i)]; } ///< 0 = oldest
+
+public Q_SLOTS:
+    void setSelectedJob(int jobIndex);
+
+Q_SIGNALS:
+    void jobSelected(int jobIndex);
+
+private:
+    const ss::DecisionLog* m_log = nullptr;
+    QStringList m_machineNames;
+    Content m_content = Content::Priority;
+    int m_current = -1;
+    std::vector<HeatmapView*> m_maps;
+    void refresh();
+};
+
+} // namespace ss
