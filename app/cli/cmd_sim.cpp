@@ -1,4 +1,5 @@
 // Simulation commands: policies, generate, run, compare, bench.
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -312,6 +313,7 @@ int cmdBench(Args& a)
     const std::string clusterName = a.get("cluster", "alibaba-scale");
     const double load = a.getDouble("load", 0.8);
     const uint64_t seed = uint64_t(a.getInt("seed", 1));
+    const double budget = a.getDouble("max-seconds", 300);
     a.finish();
     const ClusterSpec cluster = readCluster(clusterName);
     std::printf("bench: cluster %s (%d machines, %d GPUs), load %.2f, seed %llu, one process per run\n",
@@ -353,11 +355,27 @@ int cmdBench(Args& a)
                 _exit(0);
             }
             close(fd[1]);
-            BenchResult r;
-            const ssize_t got = read(fd[0], &r, sizeof r);
-            close(fd[0]);
+            // a run over its time budget is stopped and reported as such (slow policies on huge traces)
             int status = 0;
-            waitpid(pid, &status, 0);
+            bool timedOut = false;
+            const auto start = std::chrono::steady_clock::now();
+            while (waitpid(pid, &status, WNOHANG) == 0) {
+                if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > budget) {
+                    kill(pid, SIGKILL);
+                    waitpid(pid, &status, 0);
+                    timedOut = true;
+                    break;
+                }
+                usleep(20000);
+            }
+            BenchResult r;
+            const ssize_t got = timedOut ? 0 : read(fd[0], &r, sizeof r);
+            close(fd[0]);
+            if (timedOut) {
+                std::printf("%-18s %9ld   stopped after the %.0f s budget (--max-seconds)\n", policy.c_str(), n, budget);
+                std::fflush(stdout);
+                continue;
+            }
             if (got != ssize_t(sizeof r) || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
                 std::printf("%-18s %9ld   failed\n", policy.c_str(), n);
                 continue;
@@ -369,7 +387,7 @@ int cmdBench(Args& a)
     }
     return 0;
 }
-CliCommand c5("bench", "[--sizes 10000,100000,1000000] [--policies ...] [--cluster alibaba-scale] : engine benchmark",
+CliCommand c5("bench", "[--sizes 10000,100000,1000000] [--policies ...] [--cluster alibaba-scale] [--max-seconds 300] : engine benchmark",
               &cmdBench);
 
 } // namespace
