@@ -105,18 +105,6 @@ const std::vector<SummaryField>& summaryFields()
     return f;
 }
 
-const char* statusName(JobStatus s)
-{
-    switch (s) {
-    case JobStatus::Future: return "future";
-    case JobStatus::Pending: return "pending";
-    case JobStatus::Running: return "running";
-    case JobStatus::Done: return "done";
-    case JobStatus::Rejected: return "rejected";
-    case JobStatus::Unfinished: return "unfinished";
-    }
-    return "?";
-}
 
 } // namespace
 
@@ -208,7 +196,7 @@ void writeJobsCsv(const RunOutput& out, std::ostream& os)
                 ',' + num(r.end) + ',' + num(r.jct) + ',' + num(r.queueing) + ',' + num(r.gpus) + ',' +
                 std::to_string(r.machines) + ',' + num(r.fee) + ',' + num(r.gpuSeconds) + ',' +
                 std::to_string(r.preemptions) + ',' + std::to_string(r.deadlineMet) + ',' + num(r.deadlineValue) +
-                ',' + num(r.duration) + ',' + statusName(r.status) + '\n';
+                ',' + num(r.duration) + ',' + toString(r.status) + '\n';
         os << line;
     }
 }

@@ -355,23 +355,6 @@ bool parseTimeWithFormat(std::string_view t, std::string_view fmt, double& out)
     return true;
 }
 
-FastInterner::FastInterner(std::vector<std::string>& table) : m_table(table)
-{
-    for (size_t i = 0; i < table.size(); ++i)
-        m_index.emplace(table[i], int32_t(i));
-}
-
-int32_t FastInterner::operator()(std::string_view s)
-{
-    auto it = m_index.find(s);
-    if (it != m_index.end())
-        return it->second;
-    const int32_t id = int32_t(m_table.size());
-    m_table.emplace_back(s);
-    m_index.emplace(std::string(s), id);
-    return id;
-}
-
 Header::Header(const std::vector<std::string_view>& fields)
 {
     for (auto f : fields)

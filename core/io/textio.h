@@ -1,4 +1,5 @@
 #pragma once
+#include "model/job.h"
 // Internal helpers of the readers: a streaming line reader, allocation-free field splitting, number and
 // date parsing that fail with IoError naming file, line and column, and a string interner that looks up
 // string_views without building std::strings.
@@ -82,20 +83,8 @@ bool parseTimeWithFormat(std::string_view text, std::string_view fmt, double& ou
 /// Days since 1970-01-01 of a proleptic Gregorian date.
 int64_t daysFromCivil(int64_t y, unsigned m, unsigned d);
 
-/// Interns names; lookups take string_views and allocate only for new names.
-class FastInterner {
-public:
-    explicit FastInterner(std::vector<std::string>& table);
-    int32_t operator()(std::string_view s);
-
-private:
-    struct Hash {
-        using is_transparent = void;
-        size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
-    };
-    std::vector<std::string>& m_table;
-    std::unordered_map<std::string, int32_t, Hash, std::equal_to<>> m_index;
-};
+/// Readers intern names with the core's StringInterner (allocation-free lookups).
+using FastInterner = StringInterner;
 
 /// Maps header names to indices, validating that required columns exist.
 class Header {

@@ -74,7 +74,7 @@ StringInterner::StringInterner(std::vector<std::string>& table) : m_table(table)
 
 int32_t StringInterner::operator()(std::string_view s)
 {
-    auto it = m_index.find(std::string(s));
+    auto it = m_index.find(s);
     if (it != m_index.end())
         return it->second;
     const int32_t id = int32_t(m_table.size());

@@ -52,14 +52,19 @@ struct Trace {
     const std::string& modelName(const Job& j) const;
 };
 
-/// Interns strings into a table quickly (hash map), for readers that build a Trace.
+/// Interns strings into a table (hash map), for readers that build a Trace. Lookups take string_views and
+/// allocate only for new names.
 class StringInterner {
 public:
     explicit StringInterner(std::vector<std::string>& table);
     int32_t operator()(std::string_view s);
 private:
+    struct Hash {
+        using is_transparent = void;
+        size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+    };
     std::vector<std::string>& m_table;
-    std::unordered_map<std::string, int32_t> m_index;
+    std::unordered_map<std::string, int32_t, Hash, std::equal_to<>> m_index;
 };
 
 } // namespace ss
