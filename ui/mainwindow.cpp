@@ -52,6 +52,8 @@
 #include <cmath>
 
 #include "backgroundjob.h"
+#include "rundatabase.h"
+#include "trainingpanel.h"
 #include "clusterdocument.h"
 #include "clustermapview.h"
 #include "exporthelpers.h"
@@ -119,7 +121,11 @@ QStringList MainWindow::viewNames()
 {
     return {QStringLiteral("trace"), QStringLiteral("cluster"), QStringLiteral("topology"), QStringLiteral("stepper"),
             QStringLiteral("heatmaps"), QStringLiteral("gantt"), QStringLiteral("compare"), QStringLiteral("whatif"),
-            QStringLiteral("history"), QStringLiteral("teaching")};
+            QStringLiteral("history"), QStringLiteral("teaching")
+#ifdef SS_UI_HAVE_TRAINING
+            , QStringLiteral("training")
+#endif
+    };
 }
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
@@ -135,6 +141,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     m_loadJob = new BackgroundJob(this);
     m_runJob = new BackgroundJob(this);
     m_history = new RunHistoryModel(this);
+    m_db = new RunDatabase(this);
 
     buildActions();
     buildDocks();
@@ -169,7 +176,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
         });
         connect(job, &BackgroundJob::progressChanged, this, [this](double f) { m_progress->setValue(int(f * 1000)); });
         auto done = [this] {
-            if (!isBusy()) {
+            if (!m_loadJob->isRunning() && !m_runJob->isRunning()) {
                 m_progress->setVisible(false);
                 m_stopButton->setVisible(false);
             }
@@ -195,6 +202,39 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     connect(m_history, &QAbstractItemModel::rowsInserted, this, &MainWindow::refreshRunCombo);
     connect(m_history, &QAbstractItemModel::rowsRemoved, this, &MainWindow::refreshRunCombo);
     connect(m_history, &QAbstractItemModel::dataChanged, this, &MainWindow::refreshRunCombo);
+
+    // Run history on disk: every operation runs on the database's own thread and reports back here.
+    connect(m_db, &RunDatabase::opened, this, &MainWindow::onDatabaseOpened);
+    connect(m_db, &RunDatabase::failed, this, [this](const QString& msg) {
+        showError(msg);
+        refreshDatabaseLabel();
+    });
+    connect(m_db, &RunDatabase::saved, this, [this](int runId, qint64 dbId) {
+        const int row = m_history->rowOfId(runId);
+        if (row < 0)
+            return;
+        auto e = std::make_shared<RunEntry>(*m_history->run(row));
+        e->dbId = dbId;
+        m_history->replaceRun(row, e);
+        if (m_current && m_current->id == runId)
+            m_current = e; // same output: the replayer stays valid
+        refreshDatabaseLabel();
+    });
+    connect(m_db, &RunDatabase::logLoaded, this, [this](const RunPtr& r) {
+        const int row = m_history->rowOfId(r->id);
+        if (row >= 0)
+            m_history->replaceRun(row, r);
+        if (m_openAfterLoad == r->id) {
+            m_openAfterLoad = 0;
+            setCurrentRun(r);
+            setStatus(tr("Loaded run '%1' with %2 decisions from the database").arg(r->name).arg(decisionCount()));
+        }
+    });
+    connect(m_history, &RunHistoryModel::runRenamed, this, [this](int id, const QString& name) {
+        const int row = m_history->rowOfId(id);
+        if (row >= 0 && m_history->run(row)->dbId > 0)
+            m_db->rename(m_history->run(row)->dbId, name);
+    });
 
     resize(1500, 950);
     m_defaultState = saveState(kStateVersion);
@@ -271,6 +311,28 @@ void MainWindow::buildActions()
         if (!p.isEmpty())
             loadCluster(p);
     });
+    file->addSeparator();
+    file->addAction(tr("New project &database…"), this, [this] {
+        const QString p = QFileDialog::getSaveFileName(this, tr("New project database"),
+                                                       settings().value(QStringLiteral("db/dir")).toString(),
+                                                       tr("SchedStudio runs (*.db *.sqlite);;All files (*)"));
+        if (p.isEmpty())
+            return;
+        // The dialog already asked before replacing an existing file.
+        if (QFileInfo::exists(p) && !QFile::remove(p)) {
+            showError(tr("New project database: cannot replace %1").arg(p));
+            return;
+        }
+        openDatabase(p, true);
+    });
+    file->addAction(tr("Open project data&base…"), this, [this] {
+        const QString p = QFileDialog::getOpenFileName(this, tr("Open project database"),
+                                                       settings().value(QStringLiteral("db/dir")).toString(),
+                                                       tr("SchedStudio runs (*.db *.sqlite);;All files (*)"));
+        if (!p.isEmpty())
+            openDatabase(p, false);
+    });
+    file->addAction(tr("C&lose project database"), this, &MainWindow::closeDatabase);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
@@ -355,6 +417,13 @@ void MainWindow::buildDocks()
     QDockWidget* hist = addView(QStringLiteral("history"), tr("Run history"), buildHistoryView(), Qt::RightDockWidgetArea);
     QDockWidget* stepper = addView(QStringLiteral("stepper"), tr("Decision stepper"), buildStepperView(), Qt::BottomDockWidgetArea);
     QDockWidget* teach = addView(QStringLiteral("teaching"), tr("Teaching mode"), buildTeachingView(), Qt::RightDockWidgetArea);
+    connect(teach, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+        if (visible && m_teachDirty)
+            QTimer::singleShot(0, this, [this] {
+                if (m_teachDirty)
+                    refreshTeaching();
+            });
+    });
 
     for (QDockWidget* d : {cluster, topo, heat, gantt, cmp, whatif, hist})
         tabifyDockWidget(trace, d);
@@ -362,6 +431,10 @@ void MainWindow::buildDocks()
     removeDockWidget(teach);
     addDockWidget(Qt::RightDockWidgetArea, teach, Qt::Horizontal);
     teach->hide();
+#ifdef SS_UI_HAVE_TRAINING
+    QDockWidget* training = addView(QStringLiteral("training"), tr("Training"), buildTrainingView(), Qt::RightDockWidgetArea);
+    tabifyDockWidget(trace, training);
+#endif
     cluster->raise();
     resizeDocks({scen}, {300}, Qt::Horizontal);
     resizeDocks({stepper}, {230}, Qt::Vertical);
@@ -371,6 +444,9 @@ void MainWindow::buildDocks()
                                QStringLiteral("gantt"), QStringLiteral("compare"), QStringLiteral("whatif"),
                                QStringLiteral("history"), QStringLiteral("teaching")})
         m_viewMenu->addAction(m_docks[key]->toggleViewAction());
+#ifdef SS_UI_HAVE_TRAINING
+    m_viewMenu->addAction(m_docks[QStringLiteral("training")]->toggleViewAction());
+#endif
     m_viewMenu->addSeparator();
     m_viewMenu->addAction(tr("Reset &layout"), this, &MainWindow::resetLayout);
     m_darkAction = m_viewMenu->addAction(tr("&Dark theme"));
@@ -842,6 +918,10 @@ void MainWindow::refreshTraceViews()
     if (m_current && m_current->trace == m_trace)
         out = m_current->out;
     m_jobModel->setTrace(m_trace, out);
+    // A new current run changes the table's result columns, not the trace plots (costly on 100k jobs).
+    if (m_plottedTrace == m_trace && m_trace)
+        return;
+    m_plottedTrace = m_trace;
     for (QCustomPlot* p : {m_arrivalsPlot, m_demandPlot, m_durationPlot}) {
         p->clearPlottables();
         p->clearGraphs();
@@ -1149,7 +1229,7 @@ QWidget* MainWindow::buildStepperView()
     connect(m_runCombo, &QComboBox::activated, this, [this](int i) {
         const int row = m_history->rowOfId(m_runCombo->itemData(i).toInt());
         if (row >= 0)
-            setCurrentRun(m_history->run(row));
+            openRun(m_history->run(row));
     });
     connect(m_queueTable->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& cur) {
         if (cur.isValid())
@@ -1315,7 +1395,14 @@ QWidget* MainWindow::buildGanttView()
     installPlotExport(m_gantt);
     connect(fit, &QPushButton::clicked, m_gantt, &ss::GanttView::zoomToFit);
     connect(m_ganttMode, &QComboBox::currentIndexChanged, this, [this](int i) {
-        m_gantt->setRowMode(i == 0 ? ss::GanttRowMode::Gpu : ss::GanttRowMode::Machine);
+        const ss::GanttRowMode mode = i == 0 ? ss::GanttRowMode::Gpu : ss::GanttRowMode::Machine;
+        if (!m_current) {
+            m_gantt->setRowMode(mode);
+            return;
+        }
+        const double v0 = m_gantt->viewStart(), v1 = m_gantt->viewEnd();
+        showGantt(m_gantt, *m_current, mode);
+        m_gantt->setViewRange(v0, v1); // switching rows keeps the time window
     });
     connect(m_gantt, &ss::GanttView::jobSelected, this, &MainWindow::selectJob);
     connect(m_gantt, &ss::GanttView::timeClicked, this, [this](double t) { gotoTime(t); });
@@ -1443,13 +1530,10 @@ void MainWindow::refreshCompareGantts()
     double t1 = 0;
     for (auto [combo, view] : {std::pair{m_ganttACombo, m_ganttA}, std::pair{m_ganttBCombo, m_ganttB}}) {
         RunPtr r = runFor(combo);
-        if (r && r->out->log)
-            view->setDecisionLog(r->out->log.get(), r->cluster.get());
-        else if (r)
-            view->setData(buildSegmentsFromJobs(r->out->jobs));
+        if (r)
+            showGantt(view, *r, ss::GanttRowMode::Machine);
         else
             view->setData({});
-        view->setRowMode(ss::GanttRowMode::Machine);
         if (r)
             t1 = std::max(t1, r->out->summary.makespanH * 3600.0);
     }
@@ -1607,17 +1691,22 @@ QWidget* MainWindow::buildHistoryView()
     auto* del = new QPushButton(tr("Delete"), w);
     auto* exp = new QPushButton(icon("export"), tr("Export jobs CSV…"), w);
     auto* compare = new QPushButton(tr("Compare ticked"), w);
+    m_dbLabel = new QLabel(w);
+    m_dbLabel->setWordWrap(true);
+    m_dbLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    v->addWidget(m_dbLabel);
     v->addWidget(hbox({open, rename, del, exp, compare}, w));
     v->addWidget(m_historyTable, 1);
+    refreshDatabaseLabel();
     connect(open, &QPushButton::clicked, this, [this, current] {
         if (current() >= 0) {
-            setCurrentRun(m_history->run(current()));
+            openRun(m_history->run(current()));
             showView(QStringLiteral("cluster"));
         }
     });
     connect(m_historyTable, &QTableView::doubleClicked, this, [this, proxy](const QModelIndex& i) {
         if (i.column() != RunHistoryModel::Name)
-            setCurrentRun(m_history->run(proxy->mapToSource(i).row()));
+            openRun(m_history->run(proxy->mapToSource(i).row()));
     });
     connect(rename, &QPushButton::clicked, this, [this, current] {
         const int r = current();
@@ -1635,7 +1724,10 @@ QWidget* MainWindow::buildHistoryView()
             return;
         if (m_current && m_history->run(r)->id == m_current->id)
             setCurrentRun(nullptr);
+        if (m_history->run(r)->dbId > 0)
+            m_db->remove(m_history->run(r)->dbId);
         m_history->removeRun(r);
+        refreshDatabaseLabel();
     });
     connect(exp, &QPushButton::clicked, this, [this, current] {
         if (current() >= 0)
@@ -1643,6 +1735,33 @@ QWidget* MainWindow::buildHistoryView()
     });
     connect(compare, &QPushButton::clicked, this, [this] { showView(QStringLiteral("compare")); });
     return w;
+}
+
+QWidget* MainWindow::buildTrainingView()
+{
+#ifdef SS_UI_HAVE_TRAINING
+    // Trains on what the Scenario panel shows now: the edited cluster and the loaded trace.
+    auto* panel = new TrainingPanel(
+        [this](ClusterSpec& cluster, std::shared_ptr<const Trace>& trace) -> QString {
+            if (m_loadJob->isRunning())
+                return tr("the trace is still loading");
+            if (!m_trace)
+                return tr("no trace loaded (File ▸ Load trace)");
+            const QString v = m_clusterDoc->validationMessage();
+            if (!v.isEmpty())
+                return tr("the cluster is invalid: %1").arg(v);
+            cluster = m_clusterDoc->spec();
+            cluster.finalize();
+            trace = m_trace;
+            return {};
+        },
+        this);
+    installPlotExport(panel, panel->plot());
+    m_trainingPanel = panel;
+    return panel;
+#else
+    return nullptr;
+#endif
 }
 
 void MainWindow::exportRunJobs(RunPtr run)
@@ -1690,6 +1809,14 @@ QWidget* MainWindow::buildTeachingView()
 
 void MainWindow::refreshTeaching()
 {
+    // The explanation lists the whole queue: laying it out costs more than the rest of a step on big runs,
+    // so it is built only while the panel can be seen (and when its text is asked for).
+    QDockWidget* dock = m_docks.value(QStringLiteral("teaching"));
+    if (dock && !m_teachText->isVisible()) {
+        m_teachDirty = true;
+        return;
+    }
+    m_teachDirty = false;
     if (!m_current || !m_current->out->log || m_decision < 0) {
         m_teachText->setHtml(tr("<p>Run the scenario first: teaching mode walks through the decisions of a run.</p>"));
         return;
@@ -1700,6 +1827,15 @@ void MainWindow::refreshTeaching()
 
 QString MainWindow::teachingText() const
 {
+    if (m_teachDirty) {
+        auto* self = const_cast<MainWindow*>(this);
+        self->m_teachDirty = false;
+        if (!self->m_current || !self->m_current->out->log || m_decision < 0)
+            self->m_teachText->setHtml(tr("<p>Run the scenario first: teaching mode walks through the decisions of a run.</p>"));
+        else
+            self->m_teachText->setHtml(explainDecision(*m_current->out->log, m_decision, *m_current->trace,
+                                                       *m_current->cluster, m_current->policy()));
+    }
     return m_teachText->toPlainText();
 }
 
@@ -1707,7 +1843,7 @@ QString MainWindow::teachingText() const
 
 bool MainWindow::isBusy() const
 {
-    return m_loadJob->isRunning() || m_runJob->isRunning();
+    return m_loadJob->isRunning() || m_runJob->isRunning() || m_db->isBusy();
 }
 
 bool MainWindow::waitForIdle(int ms)
@@ -1775,6 +1911,7 @@ void MainWindow::startRuns(std::shared_ptr<const Trace> trace, std::shared_ptr<c
     const size_t n = trace->jobs.size();
     base.config.logQueueLimit = n > 20000 ? 32 : n > 2000 ? 200 : 1000;
     const QString scenarioName = m_scenario.name;
+    const QString tracePath = trace == m_trace ? m_traceLoadedPath : QString();
     int firstId = m_nextRunId;
     m_nextRunId += int(policies.size() * seeds.size());
     m_runJob->start(tr("Running %1 run(s)…").arg(policies.size() * seeds.size()),
@@ -1801,12 +1938,15 @@ void MainWindow::startRuns(std::shared_ptr<const Trace> trace, std::shared_ptr<c
                                 e->trace = trace;
                                 e->cluster = cluster;
                                 e->out = out;
+                                prepareGantt(*e);
                                 runs << e;
                                 ++i;
                             }
-                        return [this, runs, done] {
-                            for (const RunPtr& r : runs)
+                        return [this, runs, done, tracePath] {
+                            for (const RunPtr& r : runs) {
                                 m_history->addRun(r);
+                                m_db->save(r, tracePath); // no-op without a database
+                            }
                             double wall = 0;
                             for (const RunPtr& r : runs)
                                 wall += r->out->wallSeconds;
@@ -1816,6 +1956,99 @@ void MainWindow::startRuns(std::shared_ptr<const Trace> trace, std::shared_ptr<c
                             Q_EMIT runsFinished();
                         };
                     });
+}
+
+void MainWindow::openDatabase(const QString& path, bool create)
+{
+    if (path.isEmpty())
+        return;
+    clearError();
+    settings().setValue(QStringLiteral("db/dir"), QFileInfo(path).absolutePath());
+    m_db->open(path, create);
+    setStatus(tr("Opening run database %1…").arg(QFileInfo(path).fileName()));
+    refreshDatabaseLabel();
+}
+
+void MainWindow::closeDatabase()
+{
+    m_db->close();
+    for (int r = m_history->rowCount() - 1; r >= 0; --r)
+        if (m_history->run(r)->dbId > 0) {
+            if (m_current && m_current->id == m_history->run(r)->id)
+                setCurrentRun(nullptr);
+            m_history->removeRun(r);
+        }
+    refreshDatabaseLabel();
+}
+
+void MainWindow::onDatabaseOpened(const QString& path, const QVector<RunPtr>& runs, const QString& note)
+{
+    // The runs of the previous database leave the list; runs kept only in memory are saved into this one.
+    for (int r = m_history->rowCount() - 1; r >= 0; --r) {
+        const RunPtr run = m_history->run(r);
+        if (run->dbId > 0) {
+            if (m_current && m_current->id == run->id)
+                setCurrentRun(nullptr);
+            m_history->removeRun(r);
+        }
+    }
+    for (const RunPtr& run : m_history->allRuns())
+        m_db->save(run, run->trace == m_trace ? m_traceLoadedPath : QString());
+    for (const RunPtr& run : runs) {
+        auto e = std::make_shared<RunEntry>(*run);
+        e->id = m_nextRunId++;
+        m_history->addRun(e, false); // stored runs join Compare only when ticked
+    }
+    setStatus(tr("Opened run database %1: %2 stored run(s)").arg(QFileInfo(path).fileName()).arg(runs.size()));
+    if (!note.isEmpty())
+        showError(note);
+    refreshDatabaseLabel();
+}
+
+void MainWindow::refreshDatabaseLabel()
+{
+    if (!m_dbLabel)
+        return;
+    if (!m_db->isOpen()) {
+        m_dbLabel->setText(tr("Runs are kept in memory only. File ▸ New project database (or Open) keeps them on disk."));
+        return;
+    }
+    int stored = 0;
+    for (const RunPtr& r : m_history->allRuns())
+        stored += r->dbId > 0;
+    m_dbLabel->setText(tr("Project database: %1 — %2 stored run(s)%3")
+                           .arg(QDir::toNativeSeparators(QFileInfo(m_db->path()).absoluteFilePath()))
+                           .arg(stored)
+                           .arg(m_db->isBusy() ? tr(" (saving…)") : QString()));
+}
+
+void MainWindow::openRun(RunPtr run)
+{
+    if (!run)
+        return;
+    setCurrentRun(run);
+    if (run->logInDb && m_db->isOpen()) {
+        // Show the summary and results now; the stepper and heatmaps follow when the log is in.
+        m_openAfterLoad = run->id;
+        m_db->loadLog(run);
+        setStatus(tr("Loading the decision log of '%1'…").arg(run->name));
+    }
+}
+
+void MainWindow::showGantt(ss::GanttView* view, const RunEntry& run, ss::GanttRowMode mode)
+{
+    const int i = mode == ss::GanttRowMode::Gpu ? 0 : 1;
+    if (run.gantt[i]) {
+        // Rows were built with the run on the worker thread; the view only takes them.
+        view->setDecisionLog(nullptr, nullptr);
+        view->setRowMode(mode);
+        view->setData(*run.gantt[i]);
+    } else if (run.out->log) {
+        view->setDecisionLog(run.out->log.get(), run.cluster.get());
+        view->setRowMode(mode);
+    } else {
+        view->setData(buildSegmentsFromJobs(run.out->jobs));
+    }
 }
 
 void MainWindow::refreshRunCombo()
@@ -1865,14 +2098,11 @@ void MainWindow::refreshRunViews()
     QStringList machineNames;
     for (const Machine& m : m_current->cluster->machines)
         machineNames << QString::fromStdString(m.name);
-    if (m_current->out->log) {
-        m_gantt->setDecisionLog(m_current->out->log.get(), m_current->cluster.get());
-        m_gantt->setRowMode(m_ganttMode->currentIndex() == 0 ? ss::GanttRowMode::Gpu : ss::GanttRowMode::Machine);
+    showGantt(m_gantt, *m_current, m_ganttMode->currentIndex() == 0 ? ss::GanttRowMode::Gpu : ss::GanttRowMode::Machine);
+    if (m_current->out->log)
         m_strip->setLog(m_current->out->log.get(), machineNames);
-    } else {
-        m_gantt->setData(buildSegmentsFromJobs(m_current->out->jobs));
+    else
         m_strip->setLog(nullptr);
-    }
     m_gantt->zoomToFit();
     setDecision(n > 0 ? 0 : -1);
 }

@@ -33,6 +33,7 @@ namespace ss {
 class ClusterMapView;
 class DecisionStripView;
 class GanttView;
+enum class GanttRowMode;
 class HeatmapView;
 class TopologyEditorView;
 } // namespace ss
@@ -47,6 +48,7 @@ class JobTableModel;
 class LinkTableModel;
 class MachineTableModel;
 class QueueModel;
+class RunDatabase;
 class RunHistoryModel;
 
 class MainWindow : public QMainWindow {
@@ -81,6 +83,18 @@ public:
     RunHistoryModel* history() const { return m_history; }
     RunPtr currentRun() const { return m_current; }
     void setCurrentRun(RunPtr run);
+    /// Makes a run current; a stored run whose decision log is still in the database gets it loaded first
+    /// (in the background) so the stepper and heatmaps work.
+    void openRun(RunPtr run);
+
+    // --- project database (run history on disk) ---
+    /// Opens (create: making it when missing) the project's run database in the background: its runs
+    /// replace the stored runs in Run history, and runs kept only in memory are saved into it.
+    void openDatabase(const QString& path, bool create = true);
+    void closeDatabase();
+    RunDatabase* database() const { return m_db; }
+    /// The training panel (a TrainingPanel, see trainingpanel.h) in LibTorch builds; null otherwise.
+    QWidget* trainingPanel() const { return m_trainingPanel; }
 
     // --- stepping ---
     int decisionCount() const;
@@ -121,6 +135,12 @@ private:
     BackgroundJob* m_loadJob;
     BackgroundJob* m_runJob;
     RunHistoryModel* m_history;
+    RunDatabase* m_db;
+    QLabel* m_dbLabel = nullptr;
+    std::shared_ptr<const Trace> m_plottedTrace; ///< trace the trace plots show (replotted only on change)
+    QWidget* m_trainingPanel = nullptr;
+    int m_openAfterLoad = 0;
+    bool m_teachDirty = false; ///< the teaching text is behind the current decision (panel hidden) ///< run id to make current once its log is loaded from the database
     RunPtr m_current;
     std::unique_ptr<Replayer> m_replayer;
     int m_decision = -1;
@@ -270,6 +290,10 @@ private:
     void gotoTime(double seconds);
     void gotoJob(qint64 jobId);
     void exportRunJobs(RunPtr run);
+    void onDatabaseOpened(const QString& path, const QVector<RunPtr>& runs, const QString& note);
+    void refreshDatabaseLabel();
+    QWidget* buildTrainingView(); ///< the training panel (LibTorch builds only)
+    void showGantt(ss::GanttView* view, const RunEntry& run, ss::GanttRowMode mode);
 };
 
 } // namespace ss::ui

@@ -178,6 +178,14 @@ void RunHistoryModel::removeRun(int row)
     Q_EMIT checkedChanged();
 }
 
+void RunHistoryModel::replaceRun(int row, RunPtr run)
+{
+    if (row < 0 || row >= m_runs.size() || !run)
+        return;
+    m_runs[row].run = std::move(run);
+    Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
+}
+
 void RunHistoryModel::clear()
 {
     beginResetModel();
@@ -292,6 +300,7 @@ bool RunHistoryModel::setData(const QModelIndex& index, const QVariant& value, i
         copy->name = name;
         m_runs[index.row()].run = copy;
         Q_EMIT dataChanged(index, index);
+        Q_EMIT runRenamed(copy->id, name);
         Q_EMIT checkedChanged();
         return true;
     }

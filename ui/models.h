@@ -61,6 +61,8 @@ public:
     using QAbstractTableModel::QAbstractTableModel;
     void addRun(RunPtr run, bool checked = true);
     void removeRun(int row);
+    /// Swaps the entry of a row for a newer snapshot of the same run (database id set, log loaded).
+    void replaceRun(int row, RunPtr run);
     void clear();
     RunPtr run(int row) const { return m_runs.value(row).run; }
     int rowOfId(int id) const;
@@ -75,6 +77,7 @@ public:
     QVariant headerData(int section, Qt::Orientation o, int role) const override;
 Q_SIGNALS:
     void checkedChanged();
+    void runRenamed(int id, const QString& name);
 private:
     struct Row {
         RunPtr run;

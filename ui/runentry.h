@@ -1,11 +1,16 @@
 #pragma once
 // A finished run kept by the studio (in memory; persisted by the run store when available).
 #include <QString>
+#include <QtGlobal>
 #include <memory>
 
 #include "model/clusterspec.h"
 #include "model/job.h"
 #include "sim/runner.h"
+
+namespace ss {
+struct GanttData;
+}
 
 namespace ss::ui {
 
@@ -17,9 +22,18 @@ struct RunEntry {
     std::shared_ptr<const Trace> trace;
     std::shared_ptr<const ClusterSpec> cluster;
     std::shared_ptr<const RunOutput> out;
+    qint64 dbId = 0;                 ///< id in the project database; 0 = not stored
+    bool logInDb = false;            ///< the database holds a decision log that is not loaded yet
+    /// Gantt rows built off the GUI thread (prepareGantt): [0] one row per GPU, [1] per machine. Null =
+    /// build when shown.
+    std::shared_ptr<const GanttData> gantt[2];
     QString policy() const { return QString::fromStdString(out->policy); }
 };
 
 using RunPtr = std::shared_ptr<const RunEntry>;
+
+/// Builds the entry's Gantt rows (both modes) from its decision log, or from its job records when it has
+/// none. Slow on big runs: call it on a worker thread before the entry reaches the GUI.
+void prepareGantt(RunEntry& run);
 
 } // namespace ss::ui

@@ -1,5 +1,5 @@
 // schedstudio: the desktop studio. With --screenshot it renders the window offscreen and exits
-// (for docs and tests): schedstudio --scenario FILE [--run] [--goto-decision K] [--view NAME] --screenshot OUT.png
+// (for docs and tests): schedstudio [--db FILE] --scenario FILE [--run] [--goto-decision K] [--view NAME] --screenshot OUT.png
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
@@ -50,7 +50,10 @@ int main(int argc, char** argv)
     QCommandLineOption shotOpt(QStringLiteral("screenshot"), QStringLiteral("Save the window as PNG and exit."), QStringLiteral("OUT.png"));
     QCommandLineOption darkOpt(QStringLiteral("dark"), QStringLiteral("Use the dark theme."));
     QCommandLineOption sizeOpt(QStringLiteral("size"), QStringLiteral("Window size for --screenshot (default 1600x1000)."), QStringLiteral("WxH"));
-    cli.addOptions({scenarioOpt, runOpt, gotoOpt, viewOpt, shotOpt, darkOpt, sizeOpt});
+    QCommandLineOption dbOpt(QStringLiteral("db"),
+                             QStringLiteral("Keep the run history in this project database (SQLite; created when missing)."),
+                             QStringLiteral("FILE"));
+    cli.addOptions({scenarioOpt, runOpt, gotoOpt, viewOpt, shotOpt, darkOpt, sizeOpt, dbOpt});
     cli.addPositionalArgument(QStringLiteral("file"), QStringLiteral("A scenario, trace or cluster file to open."), QStringLiteral("[file]"));
     cli.process(app);
 
@@ -71,6 +74,8 @@ int main(int argc, char** argv)
         }
         w.resize(W, H);
     }
+    if (cli.isSet(dbOpt))
+        w.openDatabase(cli.value(dbOpt));
     QString scenario = cli.value(scenarioOpt);
     if (scenario.isEmpty() && !cli.positionalArguments().isEmpty())
         scenario = cli.positionalArguments().first();

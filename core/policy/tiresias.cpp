@@ -168,8 +168,26 @@ void PreemptiveScheduler::reset(const SimSetup& setup)
 {
     m_trace = &setup.trace;
     m_cluster = &setup.cluster;
-    m_usedByType.assign(setup.cluster.types.size(), 0);
+    m_types = setup.cluster.types.size();
+    m_usedByType.assign(m_types, 0);
+    m_cap.assign(m_types, 0);
+    for (const Machine& m : setup.cluster.machines)
+        m_cap[size_t(m.type)] += int64_t(m.gpus) * 1000;
+    m_bud.assign(m_types, 0);
+    m_budSave.assign(m_types, 0);
     const size_t n = setup.trace.jobs.size();
+    m_use.assign(n * m_types, 0);
+    m_runSet.clear();
+    m_runKey.assign(n, Key {});
+    m_inRun.assign(n, 0);
+    m_cross.clear();
+    m_runInQ.assign(m_order == PreemptOrder::Srtf ? 0 : m_thr.size() + 1, 0);
+    m_crossAt.assign(n, std::numeric_limits<double>::quiet_NaN());
+    m_flag.assign(n, 0);
+    m_minGpus = 1;
+    for (const Job& j : setup.trace.jobs)
+        if (j.gpus > 0)
+            m_minGpus = std::min(m_minGpus, j.gpus);
     m_scan = 0;
     m_reenter.clear();
     m_bucketIndex.clear();
@@ -244,15 +262,72 @@ void PreemptiveScheduler::removePending(int j)
     m_jobBucket[size_t(j)] = -1;
 }
 
-void PreemptiveScheduler::account(const std::vector<GpuSlot>& slots, int sign)
+void PreemptiveScheduler::account(int job, const std::vector<GpuSlot>& slots, int sign)
 {
+    if (sign > 0) {
+        // what a running job holds per type, so the walk checks it in O(types) without its slots
+        int64_t* u = &m_use[size_t(job) * m_types];
+        std::fill(u, u + m_types, 0);
+        for (const GpuSlot& s : slots)
+            u[size_t(m_cluster->machines[size_t(m_cluster->machineOfGpu(s.gpu))].type)] += s.milli;
+        for (size_t t = 0; t < m_types; ++t)
+            m_usedByType[t] += u[t];
+        return;
+    }
     for (const GpuSlot& s : slots)
-        m_usedByType[size_t(m_cluster->machines[size_t(m_cluster->machineOfGpu(s.gpu))].type)] += sign * s.milli;
+        m_usedByType[size_t(m_cluster->machines[size_t(m_cluster->machineOfGpu(s.gpu))].type)] -= s.milli;
+}
+
+void PreemptiveScheduler::runInsert(int j, const Key& k)
+{
+    m_runKey[size_t(j)] = k;
+    m_inRun[size_t(j)] = 1;
+    m_runSet.insert(PItem {k, j});
+}
+
+void PreemptiveScheduler::runErase(int j)
+{
+    if (!m_inRun[size_t(j)])
+        return;
+    m_runSet.erase(PItem {m_runKey[size_t(j)], j});
+    m_inRun[size_t(j)] = 0;
+}
+
+double PreemptiveScheduler::crossMargin(double now) const
+{
+    // wide enough to cover the demotion tolerance (1e-9 of a threshold, in GPU-seconds) and the rounding
+    // between the predicted crossing time and the value recomputed now; candidates are re-checked exactly
+    const double top = m_thr.empty() ? 1.0 : m_thr.back();
+    return 1e-6 * (1.0 + top / m_minGpus) + 1e-9 * std::fabs(now);
+}
+
+void PreemptiveScheduler::crossSet(const SchedContext& ctx, int j)
+{
+    crossErase(j);
+    const int q = m_q[size_t(j)];
+    if (q >= int(m_thr.size()))
+        return;
+    const double t = ctx.now() + (m_thr[size_t(q)] - lasAttained(ctx, j)) / ctx.job(j).gpus;
+    m_crossAt[size_t(j)] = t;
+    m_cross.insert({t, j});
+}
+
+void PreemptiveScheduler::crossErase(int j)
+{
+    const double t = m_crossAt[size_t(j)];
+    if (std::isnan(t))
+        return;
+    m_cross.erase({t, j});
+    m_crossAt[size_t(j)] = std::numeric_limits<double>::quiet_NaN();
 }
 
 void PreemptiveScheduler::onJobStopped(int job, double, bool finished, const JobRuntime& rt)
 {
-    account(rt.slots, -1);
+    account(job, rt.slots, -1);
+    runErase(job);
+    crossErase(job);
+    if (!m_runInQ.empty())
+        --m_runInQ[size_t(m_q[size_t(job)])];
     if (!finished)
         m_reenter.push_back(job);
 }
@@ -260,7 +335,30 @@ void PreemptiveScheduler::onJobStopped(int job, double, bool finished, const Job
 void PreemptiveScheduler::demoteRunning(const SchedContext& ctx)
 {
     const int K = int(m_thr.size()) + 1;
-    for (int j : ctx.runningJobs()) {
+    const double now = ctx.now();
+    m_demoted.clear();
+    auto reached = [&](int j) {
+        const double lim = m_thr[size_t(m_q[size_t(j)])];
+        return lasAttained(ctx, j) >= lim - 1e-9 * std::max(1.0, lim);
+    };
+    // only jobs predicted to cross by now can have crossed; the exact test is the one over all running jobs
+    const double horizon = now + crossMargin(now);
+    for (auto it = m_cross.begin(); it != m_cross.end() && it->first <= horizon; ++it)
+        if (m_q[size_t(it->second)] < K - 1 && reached(it->second))
+            m_demoted.push_back(it->second);
+    if (m_demoted.size() > 1) {
+        // jobs demoted together take their places in the engine's running-list order
+        for (int j : m_demoted)
+            m_flag[size_t(j)] = 1;
+        m_demoted.clear();
+        for (int j : ctx.runningJobs())
+            if (m_flag[size_t(j)]) {
+                m_flag[size_t(j)] = 0;
+                m_demoted.push_back(j);
+            }
+    }
+    for (int j : m_demoted) {
+        --m_runInQ[size_t(m_q[size_t(j)])];
         const double a = lasAttained(ctx, j);
         while (m_q[size_t(j)] < K - 1) {
             const double lim = m_thr[size_t(m_q[size_t(j)])];
@@ -270,6 +368,12 @@ void PreemptiveScheduler::demoteRunning(const SchedContext& ctx)
             ++m_q[size_t(j)];
             m_zone[size_t(j)] = 1;
             m_seq[size_t(j)] = ++m_back;
+        }
+        ++m_runInQ[size_t(m_q[size_t(j)])];
+        crossSet(ctx, j);
+        if (m_inRun[size_t(j)]) {
+            runErase(j);
+            runInsert(j, keyFor(ctx, j));
         }
     }
 }
@@ -320,13 +424,14 @@ void PreemptiveScheduler::requestWake(SchedContext& ctx)
         return;
     const double now = ctx.now();
     double t = kInf;
-    const int K = int(m_thr.size()) + 1;
-    for (int j : ctx.runningJobs()) {
-        const int q = m_q[size_t(j)];
-        if (q >= K - 1)
-            continue;
-        const double g = ctx.job(j).gpus;
-        t = std::min(t, now + (m_thr[size_t(q)] - lasAttained(ctx, j)) / g);
+    // the earliest crossing among running jobs, recomputed as of now for the few near the front (the
+    // prediction and the value recomputed now may differ in the last bits)
+    if (!m_cross.empty()) {
+        const double horizon = m_cross.begin()->first + crossMargin(now);
+        for (auto it = m_cross.begin(); it != m_cross.end() && it->first <= horizon; ++it) {
+            const int j = it->second;
+            t = std::min(t, now + (m_thr[size_t(m_q[size_t(j)])] - lasAttained(ctx, j)) / ctx.job(j).gpus);
+        }
     }
     if (m_knob > 0)
         for (const Bucket& b : m_buckets)
@@ -385,11 +490,9 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
     }
 
     // --- the walk: admission by GPU count per type (thousandths of a GPU) ---
-    const ClusterSpec& cl = ctx.cluster();
-    const size_t T = cl.types.size();
-    std::vector<int64_t> bud(T, 0);
-    for (const Machine& m : cl.machines)
-        bud[size_t(m.type)] += int64_t(m.gpus) * 1000;
+    const size_t T = m_types;
+    std::vector<int64_t>& bud = m_bud;
+    std::copy(m_cap.begin(), m_cap.end(), bud.begin());
     auto fits = [&](uint64_t mask, int64_t milli) {
         int64_t s = 0;
         for (size_t t = 0; t < T; ++t)
@@ -411,37 +514,64 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
         }
     };
 
-    // member scratch buffers: a big run makes tens of thousands of decisions over thousands of running jobs
+    // Running jobs in priority order: LAS keeps them ordered (m_runSet); SRTF and Gittins keys move with
+    // time at a per-job rate, so they are recomputed and sorted when the full walk needs them.
+    const bool ordered = m_order == PreemptOrder::Las;
     std::vector<std::pair<Key, int>>& run = m_runScratch;
     run.clear();
-    for (int j : ctx.runningJobs())
-        run.push_back({keyFor(ctx, j), j});
-    std::vector<int64_t> use(T);
-    auto usageOf = [&](int j) {
-        std::fill(use.begin(), use.end(), 0);
-        for (const GpuSlot& s : ctx.rt(j).slots)
-            use[size_t(cl.machines[size_t(cl.machineOfGpu(s.gpu))].type)] += s.milli;
+    bool runBuilt = false;
+    auto buildRun = [&] {
+        if (runBuilt)
+            return;
+        runBuilt = true;
+        for (int j : ctx.runningJobs())
+            run.push_back({keyFor(ctx, j), j});
     };
-    std::vector<std::pair<Key, int>>& walk = m_walkScratch; // admitted jobs (kept running + to start), with keys
+    std::vector<std::pair<Key, int>>& walk = m_walkScratch; // pending jobs admitted, in priority order, with keys
     walk.clear();
-    std::vector<int> toStart;              // pending jobs admitted, in priority order
-    std::vector<int> toPreempt;
+    std::vector<int>& toPreempt = m_toPreempt;
+    toPreempt.clear();
 
     // Fast path: when the waiting jobs that outrank some running job all fit in the free capacity, no
     // running job can lose its place, and the walk reduces to admitting waiting jobs into free capacity.
-    // This avoids sorting thousands of running jobs at every decision of a big run.
+    // This avoids walking thousands of running jobs at every decision of a big run.
     bool fullWalk = false;
-    if (!run.empty()) {
-        Key kmax = run.front().first;
-        for (const auto& r : run)
-            kmax = std::max(kmax, r.first);
-        const std::vector<int64_t> cap = bud;
+    bool anyPending = false;
+    for (const Bucket& b : m_buckets)
+        anyPending = anyPending || !b.items.empty();
+    if (!ctx.runningJobs().empty() && anyPending) {
+        // the largest running key, computed only when a comparison needs it: for Gittins the queue decides
+        // unless a waiting job is in the lowest queue that has running jobs
+        Key kmax {};
+        bool haveKmax = false;
+        int qmax = -1;
+        if (ordered) {
+            kmax = std::prev(m_runSet.end())->key;
+            haveKmax = true;
+        } else if (las) {
+            for (int q = int(m_runInQ.size()) - 1; q >= 0 && qmax < 0; --q)
+                if (m_runInQ[size_t(q)] > 0)
+                    qmax = q;
+        }
+        auto belowKmax = [&](const Key& k) {
+            if (!haveKmax && qmax >= 0 && k[0] != double(qmax))
+                return k[0] < double(qmax);
+            if (!haveKmax) {
+                buildRun();
+                kmax = run.front().first;
+                for (const auto& r : run)
+                    kmax = std::max(kmax, r.first);
+                haveKmax = true;
+            }
+            return k < kmax;
+        };
+        std::copy(bud.begin(), bud.end(), m_budSave.begin());
         for (size_t t = 0; t < T; ++t)
             bud[t] -= m_usedByType[t];
         // do all the waiting jobs that outrank a running job fit, per GPU type, in what is free?
         for (const Bucket& b : m_buckets) {
             for (const PItem& it : b.items) {
-                if (!(it.key < kmax))
+                if (!belowKmax(it.key))
                     break;
                 if (!fits(b.mask, b.milli)) {
                     fullWalk = true;
@@ -452,29 +582,34 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
             if (fullWalk)
                 break;
         }
-        bud = cap;
+        std::copy(m_budSave.begin(), m_budSave.end(), bud.begin());
     }
     if (fullWalk) {
-        std::sort(run.begin(), run.end());
+        if (!ordered) {
+            buildRun();
+            std::sort(run.begin(), run.end());
+        }
     } else {
+        // running jobs all stay; only the jobs demoted at this decision change zone after the pass, and
+        // they are picked up from m_demoted below
         for (size_t t = 0; t < T; ++t)
             bud[t] -= m_usedByType[t];
-        for (const auto& r : run)
-            if (m_zone[size_t(r.second)] == 1) // only these change zone after the pass
-                walk.push_back(r);
         run.clear();
     }
 
-    std::vector<std::set<PItem>::iterator> cur(m_buckets.size());
+    std::vector<std::set<PItem>::iterator>& cur = m_cur;
+    cur.resize(m_buckets.size());
     for (size_t b = 0; b < m_buckets.size(); ++b)
         cur[b] = m_buckets[b].items.begin();
     size_t ri = 0;
+    auto rit = m_runSet.begin();
+    auto haveRunning = [&] { return fullWalk && (ordered ? rit != m_runSet.end() : ri < run.size()); };
     int pb = -1;
     bool stale = true;
     for (;;) {
         // the best waiting job that fits what is left; budget only shrinks, so the cached best stays best
-        // while it still fits
-        if (stale || (pb >= 0 && !fits(m_buckets[size_t(pb)].mask, m_buckets[size_t(pb)].milli))) {
+        // while it still fits, and whether it still fits matters only once it is ahead of the next running job
+        if (stale) {
             pb = -1;
             for (size_t b = 0; b < m_buckets.size(); ++b) {
                 if (cur[b] == m_buckets[b].items.end() || !fits(m_buckets[b].mask, m_buckets[b].milli))
@@ -484,27 +619,29 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
             }
             stale = false;
         }
-        const bool haveRun = ri < run.size();
+        const bool haveRun = haveRunning();
         if (pb < 0 && !haveRun)
             break;
-        if (pb >= 0 && (!haveRun || cur[size_t(pb)]->key < run[ri].first)) {
+        if (pb >= 0 && (!haveRun || cur[size_t(pb)]->key < (ordered ? rit->key : run[ri].first))) {
+            if (!fits(m_buckets[size_t(pb)].mask, m_buckets[size_t(pb)].milli)) {
+                stale = true;
+                continue;
+            }
             const int j = cur[size_t(pb)]->job;
             deduct(m_buckets[size_t(pb)].mask, m_buckets[size_t(pb)].milli);
             walk.push_back({cur[size_t(pb)]->key, j});
             ++cur[size_t(pb)];
             stale = true;
-            toStart.push_back(j);
             continue;
         }
-        const int j = run[ri++].second;
-        usageOf(j);
+        const int j = ordered ? (rit++)->job : run[ri++].second;
+        const int64_t* use = &m_use[size_t(j) * T];
         bool ok = true;
         for (size_t t = 0; t < T; ++t)
             ok = ok && bud[t] >= use[t];
         if (ok) {
             for (size_t t = 0; t < T; ++t)
                 bud[t] -= use[t];
-            walk.push_back(run[ri - 1]);
         } else {
             toPreempt.push_back(j);
         }
@@ -526,26 +663,43 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
     }
     m_front -= n;
     m_reenter.clear();
+    // jobs running after this pass that were in the pending zone join the running zone in walk order:
+    // those demoted at this decision and kept, and the admitted ones that started (keys as in the walk)
+    std::vector<std::pair<Key, int>>& joined = m_joinScratch;
+    joined.clear();
+    if (las)
+        for (int j : m_demoted)
+            if (ctx.rt(j).status == JobStatus::Running && m_zone[size_t(j)] == 1)
+                joined.push_back({ordered ? m_runKey[size_t(j)] : keyFor(ctx, j), j});
 
     const char* reason = m_order == PreemptOrder::Srtf ? "srtf" : m_order == PreemptOrder::Las ? "las" : "gittins";
-    for (int j : toStart) {
+    for (const auto& w : walk) {
+        const int j = w.second;
         if (!placeAndStart(ctx, j, m_place, reason))
             continue; // admitted by count but fragmented (fractional): stays pending
-        account(ctx.rt(j).slots, +1);
+        account(j, ctx.rt(j).slots, +1);
         removePending(j);
         if (m_t0[size_t(j)] < 0)
             m_t0[size_t(j)] = now;
+        if (las) {
+            ++m_runInQ[size_t(m_q[size_t(j)])];
+            crossSet(ctx, j);
+            if (m_zone[size_t(j)] == 1)
+                joined.push_back(w);
+        }
+        if (ordered)
+            runInsert(j, w.first);
     }
     if (las) {
-        // jobs running after this pass that were in the pending zone join the running zone in walk order
-        std::vector<std::pair<Key, int>> joined;
-        for (const auto& w : walk)
-            if (ctx.rt(w.second).status == JobStatus::Running && m_zone[size_t(w.second)] == 1)
-                joined.push_back(w);
         std::sort(joined.begin(), joined.end());
         for (const auto& w : joined) {
-            m_zone[size_t(w.second)] = 0;
-            m_seq[size_t(w.second)] = ++m_run;
+            const int j = w.second;
+            m_zone[size_t(j)] = 0;
+            m_seq[size_t(j)] = ++m_run;
+            if (ordered) {
+                runErase(j);
+                runInsert(j, keyFor(ctx, j));
+            }
         }
     }
     requestWake(ctx);

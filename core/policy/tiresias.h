@@ -39,7 +39,9 @@ std::vector<double> readSizeDistribution(const std::string& path);
 enum class PreemptOrder { Srtf, Las, Gittins };
 
 /// Walks all jobs (running + pending) in priority order, admits what fits by GPU count, preempts running
-/// jobs that no longer fit, then places the newly admitted ones (Tiresias semantics).
+/// jobs that no longer fit, then places the newly admitted ones (Tiresias semantics). Cost per decision:
+/// O(log n) amortised when the waiting jobs that outrank a running job fit in the free GPUs; otherwise a walk
+/// over the running jobs (LAS keeps them ordered; SRTF and Gittins recompute and sort their keys then).
 class PreemptiveScheduler : public Scheduler {
 public:
     PreemptiveScheduler(std::string name, PreemptOrder order, PlacementKind placement, const PolicyOptions& opts);
@@ -90,10 +92,35 @@ private:
     std::vector<double> m_exec0; // executed wall time when the LAS accounting was last reset (promotion)
     double m_back = 0, m_front = 0, m_run = 0, m_arrivalSeq = 0;
     double m_lastWake = -1;
-    std::vector<std::pair<Key, int>> m_runScratch, m_walkScratch;
+    std::vector<std::pair<Key, int>> m_runScratch, m_walkScratch, m_joinScratch;
     const ClusterSpec* m_cluster = nullptr;
+    size_t m_types = 0;
     std::vector<int64_t> m_usedByType; // thousandths of a GPU held per GPU type by running jobs
-    void account(const std::vector<GpuSlot>& slots, int sign);
+    std::vector<int64_t> m_cap;        // thousandths of a GPU per GPU type in the cluster
+    std::vector<int64_t> m_use;        // per running job and GPU type (job * types + type): what it holds
+    std::vector<int64_t> m_bud, m_budSave;
+    std::vector<std::set<PItem>::iterator> m_cur;
+    std::vector<int> m_toStart, m_toPreempt, m_cand, m_demoted;
+    std::vector<char> m_flag;
+    void account(int job, const std::vector<GpuSlot>& slots, int sign);
+
+    // LAS only: running jobs ordered by their key, which changes only when this class changes q/zone/seq
+    // (demotion, joining the running zone), so no key is recomputed per decision.
+    std::set<PItem> m_runSet;
+    std::vector<Key> m_runKey;
+    std::vector<char> m_inRun;
+    std::vector<int> m_runInQ; // LAS and Gittins: running jobs per queue
+    void runInsert(int j, const Key& k);
+    void runErase(int j);
+
+    // LAS and Gittins: running jobs not in the last queue by predicted threshold-crossing time (fixed while a
+    // job runs, as attained service grows linearly). Demotion and the wake-up only look at the front.
+    std::set<std::pair<double, int>> m_cross;
+    std::vector<double> m_crossAt; // NaN = not in m_cross
+    double m_minGpus = 1;
+    double crossMargin(double now) const;
+    void crossSet(const SchedContext& ctx, int j);
+    void crossErase(int j);
 
     Key keyFor(const SchedContext& ctx, int j) const;
     double lasAttained(const SchedContext& ctx, int j) const;
