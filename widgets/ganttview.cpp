@@ -53,6 +53,20 @@ double niceStep(double span, int maxTicks)
 
 // ---- builders ----------------------------------------------------------------------------------------------
 
+static bool segmentBefore(const GanttSegment& a, const GanttSegment& b)
+{
+    return a.start < b.start || (a.start == b.start && (a.end < b.end || (a.end == b.end && a.job < b.job)));
+}
+
+// Builders sort their output by (row, start, end, job), usually on a worker thread, so that a view taking
+// the data only buckets it (setSegments skips rows that are already in order).
+static void sortByRow(GanttData& d)
+{
+    std::sort(d.segments.begin(), d.segments.end(), [](const GanttSegment& a, const GanttSegment& b) {
+        return a.row < b.row || (a.row == b.row && segmentBefore(a, b));
+    });
+}
+
 GanttData buildGpuSegments(const DecisionLog& log, const ClusterSpec& cluster, GanttRowMode mode, double endTime)
 {
     GanttData d;
@@ -114,6 +128,7 @@ GanttData buildGpuSegments(const DecisionLog& log, const ClusterSpec& cluster, G
         close(j, std::max(end, open.at(j).start));
     d.t0 = log.records.empty() ? 0.0 : log.records.front().time;
     d.t1 = end;
+    sortByRow(d);
     return d;
 }
 
@@ -136,7 +151,8 @@ GanttData buildSegmentsFromJobs(const std::vector<JobRecord>& jobs, JobLanes lan
             d.segments.push_back({d.rowCount++, j->start, j->end >= 0 ? j->end : maxEnd, j->index});
             d.rowLabels << QStringLiteral("j%1").arg(j->index);
         }
-        return d;
+        sortByRow(d);
+    return d;
     }
     // Greedy interval partitioning: the lane that freed up earliest takes the next job, which is optimal.
     using Lane = std::pair<double, int>; // (busy until, lane)
@@ -154,6 +170,7 @@ GanttData buildSegmentsFromJobs(const std::vector<JobRecord>& jobs, JobLanes lan
     }
     for (int i = 0; i < d.rowCount; ++i)
         d.rowLabels << QStringLiteral("lane %1").arg(i);
+    sortByRow(d);
     return d;
 }
 
@@ -171,6 +188,12 @@ void GanttView::setSegments(int rowCount, QStringList rowLabels, std::vector<Gan
     m_rowCount = std::max(0, rowCount);
     m_labels = std::move(rowLabels);
     m_rows.assign(size_t(m_rowCount), {});
+    std::vector<size_t> count(size_t(m_rowCount), 0);
+    for (const auto& s : segs)
+        if (s.row >= 0 && s.row < m_rowCount)
+            ++count[size_t(s.row)];
+    for (int r = 0; r < m_rowCount; ++r)
+        m_rows[size_t(r)].reserve(count[size_t(r)]);
     double t0 = INFINITY, t1 = -INFINITY;
     for (const auto& s : segs) {
         if (s.row < 0 || s.row >= m_rowCount || !(s.end >= s.start))
@@ -182,9 +205,8 @@ void GanttView::setSegments(int rowCount, QStringList rowLabels, std::vector<Gan
     m_maxEnd.assign(size_t(m_rowCount), {});
     for (int r = 0; r < m_rowCount; ++r) {
         auto& v = m_rows[size_t(r)];
-        std::sort(v.begin(), v.end(), [](const GanttSegment& a, const GanttSegment& b) {
-            return a.start < b.start || (a.start == b.start && (a.end < b.end || (a.end == b.end && a.job < b.job)));
-        });
+        if (!std::is_sorted(v.begin(), v.end(), segmentBefore))
+            std::sort(v.begin(), v.end(), segmentBefore);
         auto& me = m_maxEnd[size_t(r)];
         me.resize(v.size());
         double m = -INFINITY;

@@ -106,9 +106,17 @@ void plotCdf(QCustomPlot* plot, const std::vector<NamedSeries>& series, const QS
             xs << v.front();
             ys << 0.0;
         }
-        for (size_t i = 0; i < v.size(); ++i) {
+        // A step CDF of n values needs no more points than the plot has pixels: above kCdfPoints, keep every
+        // k-th rank (vertical error <= 1/kCdfPoints) and always the last; 100k jobs then cost ~1 ms, not ~20.
+        constexpr size_t kCdfPoints = 4096;
+        const size_t stride = v.size() > kCdfPoints ? (v.size() + kCdfPoints - 1) / kCdfPoints : 1;
+        for (size_t i = 0; i < v.size(); i += stride) {
             xs << v[i];
             ys << double(i + 1) / double(v.size());
+        }
+        if (!v.empty() && (v.size() - 1) % stride != 0) {
+            xs << v.back();
+            ys << 1.0;
         }
         if (!v.empty()) {
             lo = std::min(lo, v.front());

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "cli.h"
@@ -96,6 +97,14 @@ int cmdTrain(Args& a)
     } else {
         c.trace = std::move(trace);
     }
+    const double validation = a.getDouble("validation", 0.0);
+    if (validation > 0) {
+        if (validation >= 1)
+            throw UsageError("--validation must be in (0,1)");
+        auto [tr, va] = splitTrace(c.trace, 1.0 - validation);
+        c.trace = std::move(tr);
+        c.validTrace = std::move(va);
+    }
     a.finish();
     c.command = "schedstudio-cli train " + joinArgs(g_argc - 2, g_argv + 2);
 
@@ -108,7 +117,8 @@ int cmdTrain(Args& a)
             throw std::runtime_error(curve + ": cannot open for writing");
         csv << "# " << cfg.command << "\n";
         csv << "iteration,env_steps,mean_reward,policy_loss_order,policy_loss_place,value_loss,entropy_order,"
-               "entropy_place,train_mean_jct_min,eval_mean_jct_min,eval_mean_fee_usd,seconds,steps_per_s\n";
+               "entropy_place,train_mean_jct_min,eval_mean_jct_min,eval_mean_fee_usd,seconds,steps_per_s,"
+               "valid_mean_jct_min,valid_mean_fee_usd,best_iteration\n";
     }
     if (!cfg.evalTrace.jobs.empty() && !quiet) {
         auto [j0, f0] = tr.evaluate(cfg.evalTrace);
@@ -128,15 +138,22 @@ int cmdTrain(Args& a)
                          s.entropyPlace, s.trainMeanJctMin);
             if (s.evalMeanJctMin >= 0)
                 std::fprintf(stderr, "  held-out JCT %.2f min fee $%.3f", s.evalMeanJctMin, s.evalMeanFeeUsd);
+            if (s.validMeanJctMin >= 0)
+                std::fprintf(stderr, "  validation JCT %.2f min fee $%.3f (best: iteration %d)", s.validMeanJctMin,
+                             s.validMeanFeeUsd, s.bestIteration);
             std::fprintf(stderr, "  (%.1f s, %.0f steps/s)\n", s.seconds, s.stepsPerSecond);
         }
         if (csv)
             csv << s.iteration << ',' << s.envSteps << ',' << s.meanReward << ',' << s.policyLossOrder << ','
                 << s.policyLossPlace << ',' << s.valueLoss << ',' << s.entropyOrder << ',' << s.entropyPlace << ','
                 << s.trainMeanJctMin << ',' << s.evalMeanJctMin << ',' << s.evalMeanFeeUsd << ',' << s.seconds << ','
-                << s.stepsPerSecond << '\n' << std::flush; // live curve for a watching plot
+                << s.stepsPerSecond << ',' << s.validMeanJctMin << ',' << s.validMeanFeeUsd << ',' << s.bestIteration
+                << '\n' << std::flush; // live curve for a watching plot
     }
     tr.save(out);
+    if (tr.bestIteration() >= 0)
+        std::printf("kept the policy of iteration %d, the best on the validation slice (%zu jobs)\n",
+                    tr.bestIteration(), cfg.validTrace.jobs.size());
     std::printf("wrote %s (%s on %s, %d iterations, %lld env steps, %.1f s training, %.0f env steps/s)\n", out.c_str(),
                 cfg.policy.c_str(), cfg.cluster.name.c_str(), tr.iteration(), static_cast<long long>(totalSteps),
                 totalSec, totalSec > 0 ? double(totalSteps) / totalSec : 0.0);
@@ -150,13 +167,27 @@ int cmdReproduce(Args& a)
     for (const std::string& s : splitList(a.get("seeds", "1,2,3")))
         seeds.push_back(std::stoull(s));
     const double holdout = a.getDouble("holdout", 0.3);
+    const double validation = a.getDouble("validation", 0.2);
+    if (!(validation >= 0 && validation < 1))
+        throw UsageError("--validation must be in [0,1)");
     const int iterations = int(a.getInt("iterations", 10));
+    const int evalEvery = int(a.getInt("eval-every", 2));
     const int episodeJobs = int(a.getInt("episode-jobs", 200));
     const std::string perfSpec = a.get("perf", "");
     const std::string outMd = a.get("out", "");
+    // --load-per-gpus N: the arrival rate (after --load-scale) is the one meant for an N-GPU cluster; each
+    // cluster of G GPUs sees it multiplied by G/N (submit times divided), so that queues form on every size.
+    const double loadGpus = a.getDouble("load-per-gpus", 0);
+    if (loadGpus < 0)
+        throw UsageError("--load-per-gpus must be >= 0");
     Trace full = loadTraceFromArgs(a, true);
     a.finish();
-    auto [train, eval] = splitTrace(full, 1.0 - holdout);
+    auto [trainAll, evalBase] = splitTrace(full, 1.0 - holdout);
+    // Early stopping picks among training iterations on a validation slice cut from the END of the training
+    // side, so the held-out (evaluation) jobs never influence which policy is kept.
+    Trace trainBase = trainAll, validBase;
+    if (validation > 0)
+        std::tie(trainBase, validBase) = splitTrace(trainAll, 1.0 - validation);
     const PerfConfig perf = perfSpec.empty() ? learn::TrainConfig::defaultPerf() : PerfConfig::parse(perfSpec);
     const std::vector<std::pair<std::string, std::string>> rows = {
         {"FIFO-FirstFit", "fifo+firstfit"}, {"FIFO-LoadBalance", "fifo+loadbalance"},
@@ -168,8 +199,22 @@ int cmdReproduce(Args& a)
         {"DAS", "das"}};
     const auto names = schedulerNames();
     std::map<std::string, std::map<std::string, std::pair<double, double>>> res; // row -> cluster -> (jct, fee)
+    std::string scaleNote;
     for (const std::string& cname : clusters) {
         ClusterSpec cluster = readCluster(cname);
+        const double rate = loadGpus > 0 ? double(cluster.totalGpus()) / loadGpus : 1.0;
+        auto scaled = [rate](Trace t) {
+            for (Job& j : t.jobs)
+                j.submit /= rate; // every part starts at t = 0, so this scales inter-arrival times only
+            return t;
+        };
+        const Trace train = scaled(trainBase), valid = scaled(validBase), eval = scaled(evalBase);
+        if (loadGpus > 0) {
+            char buf[96];
+            std::snprintf(buf, sizeof buf, "%s%s arrival rate x%.3g", scaleNote.empty() ? "" : ", ", cname.c_str(),
+                          rate);
+            scaleNote += buf;
+        }
         for (const auto& [label, policy] : rows) {
             if (std::find(names.begin(), names.end(), policy) == names.end())
                 continue;
@@ -189,7 +234,8 @@ int cmdReproduce(Args& a)
                     c.seed = seed;
                     c.iterations = iterations;
                     c.episodeJobs = episodeJobs;
-                    c.evalEvery = 0;
+                    c.validTrace = valid;
+                    c.evalEvery = evalEvery;
                     learn::Trainer tr(c);
                     while (tr.step()) {
                     }
@@ -231,8 +277,9 @@ int cmdReproduce(Args& a)
         std::snprintf(buf, sizeof buf, " %.3f | %.3f |\n", sj / double(clusters.size()), sf / double(clusters.size()));
         md += buf;
     }
-    std::printf("trace %s: train %zu jobs, evaluate %zu jobs; %zu seed(s); %d training iterations per learned "
-                "policy\n\n%s", full.name.c_str(), train.jobs.size(), eval.jobs.size(), seeds.size(), iterations,
+    std::printf("trace %s: train %zu jobs (+%zu validation), evaluate %zu jobs; %zu seed(s); %d training iterations "
+                "per learned policy%s%s\n\n%s", full.name.c_str(), trainBase.jobs.size(), validBase.jobs.size(),
+                evalBase.jobs.size(), seeds.size(), iterations, scaleNote.empty() ? "" : "; ", scaleNote.c_str(),
                 md.c_str());
     if (!outMd.empty()) {
         std::ofstream f(outMd);
@@ -264,11 +311,13 @@ struct ArgvCapture {
 
 CliCommand c1("train",
               "--policy das|da|da+mc|da+rwgp --cluster C --trace FILE --seed S --out CKPT [--iterations N] "
-              "[--eval-trace FILE | --holdout F] [--resume CKPT] [--curve CSV] : MAPPO training",
+              "[--eval-trace FILE | --holdout F] [--validation F] [--resume CKPT] [--curve CSV] : MAPPO training "
+              "(--validation: keep the best policy on the last F of the training jobs)",
               &cmdTrain);
 CliCommand c2("reproduce",
               "--trace FILE [--clusters das-small,das-medium,das-large] [--seeds 1,2,3] [--holdout 0.3] "
-              "[--iterations N] [--out TABLE.md] : the DAS Table 1 shape",
+              "[--validation 0.2] [--iterations N] [--eval-every 2] [--load-per-gpus N] [--out TABLE.md] : the DAS "
+              "Table 1 shape (--load-per-gpus: scale the arrival rate to each cluster's GPU count)",
               &cmdReproduce);
 
 } // namespace

@@ -32,11 +32,18 @@ OrderNetImpl::OrderNetImpl(const AgentConfig& c) : mc(c.mc()), d(c.dModel)
     encoder = register_module("encoder", torch::nn::TransformerEncoder(
                                              torch::nn::TransformerEncoderOptions(layer, c.layers)));
     head = register_module("head", torch::nn::Linear(d, 2));
-    // Start near "all priorities equal, moderate spread": the untrained policy is close to FIFO-with-noise.
+    skip = register_module("skip", torch::nn::Linear(torch::nn::LinearOptions(kJobFeatures, 1).bias(false)));
+    // Start at shortest-remaining-first with aging, with a moderate spread: the network's part of mu starts
+    // small and the skip path carries -3 * log-remaining-work + 1 * log-waiting-time (features 4 and 2,
+    // features.cpp), so the untrained mean order is SRPT, a job that has waited long moves up, and sampled
+    // priorities (sd ~0.6) swap near neighbours only. Learning moves both parts.
     torch::NoGradGuard ng;
-    head->weight.mul_(0.1);
+    head->weight.mul_(0.01);
     head->bias.zero_();
     head->bias[1].fill_(-0.5);
+    skip->weight.zero_();
+    skip->weight[0][4].fill_(-3.0);
+    skip->weight[0][2].fill_(1.0);
 }
 
 static torch::Tensor positionalEncoding(int64_t n, int64_t d)
@@ -69,7 +76,7 @@ std::tuple<torch::Tensor, torch::Tensor, torch::Tensor> OrderNetImpl::forward(co
     S = S + positionalEncoding(N, d).unsqueeze(0);
     auto h = encoder->forward(S.transpose(0, 1), torch::Tensor(), pad).transpose(0, 1);
     auto out = head(h);
-    auto mu = out.select(-1, 0);
+    auto mu = out.select(-1, 0) + skip(x).squeeze(-1);
     auto logstd = out.select(-1, 1).clamp(-4.0, 1.0);
     return std::make_tuple(mu, logstd, gate);
 }
@@ -79,14 +86,22 @@ PlaceNetImpl::PlaceNetImpl(const AgentConfig& c)
     l1 = register_module("l1", torch::nn::Linear(kPlaceInput, c.dModel));
     l2 = register_module("l2", torch::nn::Linear(c.dModel, c.dModel));
     l3 = register_module("l3", torch::nn::Linear(c.dModel, 1));
-    logScale = register_parameter("logScale", torch::full({1}, std::log(0.5)));
+    skip = register_module("skip", torch::nn::Linear(torch::nn::LinearOptions(kPlaceInput, 1).bias(false)));
+    logScale = register_parameter("logScale", torch::full({1}, std::log(0.3)));
     torch::NoGradGuard ng;
-    l3->weight.mul_(0.1);
+    l3->weight.mul_(0.01);
+    // Machine features (features.cpp): 0 free fraction, 1 holds the whole job, 7 type allowed. A machine that
+    // holds the whole job comes first (one machine, no cross-machine slowdown); among those the fullest
+    // (best fit, keeps whole machines free for big jobs). GPU type and price are left to learning.
+    skip->weight.zero_();
+    skip->weight[0][0].fill_(-0.5);
+    skip->weight[0][1].fill_(1.5);
+    skip->weight[0][7].fill_(2.0);
 }
 
 torch::Tensor PlaceNetImpl::forward(const torch::Tensor& x)
 {
-    return l3(torch::relu(l2(torch::relu(l1(x))))).squeeze(-1);
+    return (l3(torch::relu(l2(torch::relu(l1(x))))) + skip(x)).squeeze(-1);
 }
 
 CriticImpl::CriticImpl(const AgentConfig& c)
@@ -719,7 +734,8 @@ public:
         torch::set_num_threads(1);
         std::string path = m_opts.checkpoint;
         const bool explicitPath = !path.empty();
-        if (!explicitPath)
+        const bool untrained = m_opts.param("das.untrained", "0") == "1";
+        if (!explicitPath && !untrained)
             path = shippedCheckpoint(m_variant, setup.cluster.name);
         std::shared_ptr<DasAgent> agent;
         if (!path.empty()) {
@@ -739,7 +755,7 @@ public:
                              "untrained policy\n", m_variant.c_str(), path.c_str(), setup.cluster.name.c_str());
                 agent.reset();
             }
-        } else {
+        } else if (!untrained) {
             std::fprintf(stderr, "warning: no trained %s checkpoint for cluster '%s'; using a deterministic "
                          "untrained policy (train one with `schedstudio-cli train`)\n", m_variant.c_str(),
                          setup.cluster.name.c_str());
@@ -753,7 +769,7 @@ public:
         }
         agent->order->eval();
         m_inner = makeDasScheduler(agent, nullptr, m_opts.param("das.sample_order", "0") == "1",
-                                   m_opts.param("das.sample_place", "1") == "1", m_opts.backfill);
+                                   m_opts.param("das.sample_place", "0") == "1", m_opts.backfill);
         m_inner->reset(setup);
     }
     void schedule(SchedContext& ctx) override { m_inner->schedule(ctx); }

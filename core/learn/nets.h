@@ -34,6 +34,10 @@ struct OrderNetImpl : torch::nn::Module {
     bool mc;
     int d;
     torch::nn::Linear emb1{nullptr}, emb2{nullptr}, squeezeF{nullptr}, gateW{nullptr}, head{nullptr};
+    /// Linear skip from the raw job features to mu, initialised to "shortest remaining work first, with aging"
+    /// ([I]): the untrained agent orders as SRPT and learning moves it from there (every weight, the prior's
+    /// included, is trained).
+    torch::nn::Linear skip{nullptr};
     torch::nn::TransformerEncoder encoder{nullptr};
 };
 TORCH_MODULE(OrderNet);
@@ -44,6 +48,9 @@ struct PlaceNetImpl : torch::nn::Module {
     PlaceNetImpl(const AgentConfig& c);
     torch::Tensor forward(const torch::Tensor& x); ///< [..., kPlaceInput] -> [...]
     torch::nn::Linear l1{nullptr}, l2{nullptr}, l3{nullptr};
+    /// Linear skip from the inputs to the score, initialised to "fill one machine that holds the whole job,
+    /// fullest first" ([I]): the untrained agent consolidates instead of scattering jobs at random.
+    torch::nn::Linear skip{nullptr};
     torch::Tensor logScale;
 };
 TORCH_MODULE(PlaceNet);

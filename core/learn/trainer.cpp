@@ -29,6 +29,26 @@ struct Trainer::Impl {
     int iteration = 0;
     int64_t envSteps = 0;
     TrainStats last;
+    // Early stopping on the validation trace: a copy of the best parameters and their score.
+    std::vector<torch::Tensor> best;
+    double bestScore = 0;
+    int bestIteration = -1;
+
+    /// Scores the current policy on the validation trace; keeps a copy if it is the best so far.
+    std::pair<double, double> validate()
+    {
+        torch::NoGradGuard ng;
+        auto [jct, fee] = runEval(cfg.validTrace, nullptr, cfg.seed, false);
+        const double score = jct * fee;
+        if (bestIteration < 0 || score < bestScore) {
+            bestScore = score;
+            bestIteration = iteration;
+            best.clear();
+            for (const torch::Tensor& p : agent->parameters())
+                best.push_back(p.detach().clone());
+        }
+        return {jct, fee};
+    }
 
     Trace window(int64_t salt)
     {
@@ -56,7 +76,7 @@ struct Trainer::Impl {
 
     std::pair<double, double> runEval(const Trace& trace, Episode* collect, uint64_t seed, bool sample) const
     {
-        auto sched = makeDasScheduler(agent, collect, false, sample || !collect, true);
+        auto sched = makeDasScheduler(agent, collect, false, sample, true);
         RunConfig rc;
         rc.seed = seed;
         rc.perf = cfg.perf;
@@ -111,18 +131,22 @@ Trainer::Trainer(TrainConfig cfg) : d(std::make_unique<Impl>())
         d->agent = std::make_shared<DasAgent>(ac, c.seed);
     }
     d->opt = std::make_unique<torch::optim::Adam>(d->agent->parameters(), torch::optim::AdamOptions(c.lr));
+    if (!c.validTrace.jobs.empty())
+        d->validate(); // the starting policy is a candidate too
 }
 
 Trainer::~Trainer() = default;
 
 int Trainer::iteration() const { return d->iteration; }
+int Trainer::bestIteration() const { return d->bestIteration; }
 TrainStats Trainer::lastStats() const { return d->last; }
 const TrainConfig& Trainer::config() const { return d->cfg; }
 
 std::pair<double, double> Trainer::evaluate(const Trace& trace) const
 {
     torch::NoGradGuard ng;
-    return d->runEval(trace, nullptr, d->cfg.seed, true);
+    // Held-out evaluation acts on the means (no exploration noise), as `run --policy das` does by default.
+    return d->runEval(trace, nullptr, d->cfg.seed, false);
 }
 
 bool Trainer::step()
@@ -289,6 +313,12 @@ bool Trainer::step()
         st.evalMeanJctMin = jct;
         st.evalMeanFeeUsd = fee;
     }
+    if (!c.validTrace.jobs.empty() && c.evalEvery > 0 && (d->iteration % c.evalEvery == 0 || d->iteration == c.iterations)) {
+        auto [jct, fee] = d->validate();
+        st.validMeanJctMin = jct;
+        st.validMeanFeeUsd = fee;
+    }
+    st.bestIteration = d->bestIteration;
     st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     st.stepsPerSecond = st.seconds > 0 ? S / st.seconds : 0;
     d->last = st;
@@ -307,7 +337,28 @@ void Trainer::save(const std::string& path) const
     m.envSteps = d->envSteps;
     m.trainTrace = d->cfg.trace.name;
     m.command = d->cfg.command;
-    saveCheckpoint(path, *d->agent, m);
+    if (d->best.empty() || d->bestIteration == d->iteration) {
+        saveCheckpoint(path, *d->agent, m);
+        return;
+    }
+    // Write the best validated parameters, then put the current ones back (training may go on).
+    torch::NoGradGuard ng;
+    std::vector<torch::Tensor> params = d->agent->parameters(), current;
+    for (size_t i = 0; i < params.size(); ++i) {
+        current.push_back(params[i].detach().clone());
+        params[i].copy_(d->best[i]);
+    }
+    m.command += " [kept iteration " + std::to_string(d->bestIteration) + " of " + std::to_string(d->iteration)
+        + " by validation]";
+    try {
+        saveCheckpoint(path, *d->agent, m);
+    } catch (...) {
+        for (size_t i = 0; i < params.size(); ++i)
+            params[i].copy_(current[i]);
+        throw;
+    }
+    for (size_t i = 0; i < params.size(); ++i)
+        params[i].copy_(current[i]);
 }
 
 } // namespace ss::learn

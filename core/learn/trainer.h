@@ -17,6 +17,10 @@ struct TrainConfig {
     ClusterSpec cluster;          ///< finalized cluster to train on
     Trace trace;                  ///< training trace (sorted by submit)
     Trace evalTrace;              ///< held-out trace; empty = no evaluation
+    /// Validation trace (carve it from the training side, never from the held-out one). When set, the policy
+    /// is scored on it before training and every evalEvery iterations (mean JCT x mean fee, lower is better)
+    /// and save() writes the best-scoring policy seen, the untrained one included (early stopping).
+    Trace validTrace;
     PerfConfig perf = defaultPerf(); ///< performance model used in training episodes and evaluation
     uint64_t seed = 1;
     int iterations = 50;          ///< PPO iterations (one iteration = episodesPerIteration episodes)
@@ -55,6 +59,9 @@ struct TrainStats {
     double trainMeanJctMin = 0;    ///< mean JCT over this iteration's episodes
     double evalMeanJctMin = -1;    ///< held-out mean JCT (minutes); -1 when not evaluated this iteration
     double evalMeanFeeUsd = -1;
+    double validMeanJctMin = -1;   ///< validation mean JCT; -1 when not validated this iteration
+    double validMeanFeeUsd = -1;
+    int bestIteration = -1;        ///< iteration whose policy save() writes (-1 = the current one)
     double seconds = 0;            ///< wall time of this iteration
     double stepsPerSecond = 0;
 };
@@ -73,6 +80,8 @@ public:
     TrainStats lastStats() const;
     /// Held-out mean JCT (minutes) and fee of the current policy (deterministic: mean actions).
     std::pair<double, double> evaluate(const Trace& trace) const;
+    /// Iteration of the policy save() writes: the best on validTrace, or the current one (-1 = no selection).
+    int bestIteration() const;
     /// Writes a versioned checkpoint (throws std::runtime_error on I/O failure).
     void save(const std::string& path) const;
     const TrainConfig& config() const;

@@ -24,9 +24,11 @@ void QueuedScheduler::reset(const SimSetup& setup)
     m_jobBucket.assign(n, -1);
     m_jobItem.assign(n, Item {});
     m_charged.assign(n, 0);
-    m_userGpu.assign(setup.trace.users.size(), 0.0);
-    m_userCpu.assign(setup.trace.users.size(), 0.0);
-    m_userMem.assign(setup.trace.users.size(), 0.0);
+    m_tenantUsers = int(setup.trace.users.size());
+    const size_t tenants = setup.trace.users.size() + setup.trace.vcs.size();
+    m_userGpu.assign(tenants, 0.0);
+    m_userCpu.assign(tenants, 0.0);
+    m_userMem.assign(tenants, 0.0);
     m_capGpu = std::max(1, setup.cluster.totalGpus());
     m_capCpu = m_capMem = 0;
     for (const Machine& m : setup.cluster.machines) {
@@ -45,6 +47,15 @@ double QueuedScheduler::staticKey(const SchedContext& ctx, int j) const
     case QueueOrder::Drf: return 0.0;
     }
     return 0.0;
+}
+
+// DRF tenant of a job: its user; a job without one (Philly has only virtual clusters) is charged to its
+// virtual cluster, so DRF still shares between tenants instead of falling back to FIFO. -1 = no tenant.
+int QueuedScheduler::tenant(const Job& j) const
+{
+    if (j.user >= 0)
+        return j.user;
+    return j.vc >= 0 ? m_tenantUsers + j.vc : -1;
 }
 
 // Dominant share (DL2 drf_env): the largest of the user's GPU, CPU and memory shares of the cluster.
@@ -71,7 +82,7 @@ void QueuedScheduler::enqueue(const SchedContext& ctx, int j)
     auto sit = m_sigIndex.find(sigKey);
     if (sit == m_sigIndex.end())
         sit = m_sigIndex.emplace(sigKey, int(m_sigIndex.size())).first;
-    const int group = m_order == QueueOrder::Drf ? jb.user : 0;
+    const int group = m_order == QueueOrder::Drf ? tenant(jb) : 0;
     auto bit = m_bucketIndex.find({group, sit->second});
     if (bit == m_bucketIndex.end()) {
         bit = m_bucketIndex.emplace(std::make_pair(group, sit->second), int(m_buckets.size())).first;
@@ -91,9 +102,10 @@ void QueuedScheduler::onJobStopped(int job, double, bool finished, const JobRunt
     if (m_charged[size_t(job)]) {
         m_charged[size_t(job)] = 0;
         const Job& jb = m_trace->jobs[size_t(job)];
-        m_userGpu[size_t(jb.user)] -= jb.gpus;
-        m_userCpu[size_t(jb.user)] -= jb.cpu;
-        m_userMem[size_t(jb.user)] -= jb.memGb;
+        const size_t t = size_t(tenant(jb));
+        m_userGpu[t] -= jb.gpus;
+        m_userCpu[t] -= jb.cpu;
+        m_userMem[t] -= jb.memGb;
     }
     if (!finished)
         m_reenter.push_back(job);
@@ -199,10 +211,10 @@ void QueuedScheduler::schedule(SchedContext& ctx)
         m_jobBucket[size_t(j)] = -1;
         std::fill(feasible.begin(), feasible.end(), -1);
         const Job& jb = ctx.job(j);
-        if (m_order == QueueOrder::Drf && jb.user >= 0) {
-            m_userGpu[size_t(jb.user)] += jb.gpus;
-            m_userCpu[size_t(jb.user)] += jb.cpu;
-            m_userMem[size_t(jb.user)] += jb.memGb;
+        if (const int t = tenant(jb); m_order == QueueOrder::Drf && t >= 0) {
+            m_userGpu[size_t(t)] += jb.gpus;
+            m_userCpu[size_t(t)] += jb.cpu;
+            m_userMem[size_t(t)] += jb.memGb;
             m_charged[size_t(j)] = 1;
         }
     }

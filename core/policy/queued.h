@@ -58,7 +58,8 @@ private:
     std::vector<int> m_jobBucket;
     std::vector<Item> m_jobItem;
     // DRF
-    std::vector<double> m_userGpu, m_userCpu, m_userMem;
+    std::vector<double> m_userGpu, m_userCpu, m_userMem; ///< per tenant: users, then virtual clusters
+    int m_tenantUsers = 0;
     std::vector<char> m_charged;
     const Trace* m_trace = nullptr;
     double m_capGpu = 1, m_capCpu = 0, m_capMem = 0;
@@ -67,6 +68,7 @@ private:
     double staticKey(const SchedContext& ctx, int j) const;
     double groupPrimary(int group) const;
     double share(int user) const;
+    int tenant(const Job& j) const;
     void recordRanking(SchedContext& ctx);
 };
 

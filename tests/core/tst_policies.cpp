@@ -259,6 +259,19 @@ private Q_SLOTS:
         QCOMPARE(d.start[3], 100.0);
         const Result f = run(c, t, "fifo+firstfit");
         QCOMPARE(f.start[4], 100.0); // FIFO lets user a take the whole machine
+
+        // A trace without users (Philly): the virtual cluster is the tenant, so DRF still alternates.
+        Trace v = makeTrace({{0, 1, 100}, {0, 1, 100}, {0, 1, 100}, {0, 1, 100}, {0, 1, 100}, {0, 1, 100}});
+        v.vcs = {"vc-a", "vc-b"};
+        for (size_t i = 0; i < v.jobs.size(); ++i) {
+            v.jobs[i].user = -1;
+            v.jobs[i].vc = i < 4 ? 0 : 1;
+        }
+        const Result dv = run(c, v, "drf+firstfit");
+        QCOMPARE(dv.start[4], 0.0);
+        QCOMPARE(dv.start[5], 0.0);
+        QCOMPARE(dv.start[2], 100.0);
+        QCOMPARE(dv.start[3], 100.0);
     }
 
     void placementsOnCraftedOccupancy()

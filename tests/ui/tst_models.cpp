@@ -123,6 +123,33 @@ void TestModels::jobFilterProxy()
         QVERIFY(d <= prev);
         prev = d;
     }
+    // Another run on the same trace updates the result columns in place (no reset, which would re-sort
+    // 100k rows in one go) and the proxy, sorted by a result column, follows the new values.
+    auto sortedByJct = [&] {
+        double last = -1;
+        for (int r = 0; r < p.rowCount(); ++r) {
+            const double v = p.index(r, JobTableModel::Jct).data(SortRole).toDouble();
+            if (v < last)
+                return false;
+            last = v;
+        }
+        return true;
+    };
+    RunPtr a = makeRun(1, trace, "fifo+firstfit", 1), b = makeRun(2, trace, "sjf+bestfit", 1);
+    m.setTrace(trace, a->out);
+    p.sort(JobTableModel::Jct, Qt::AscendingOrder);
+    QVERIFY(sortedByJct());
+    QSignalSpy resets(&m, &QAbstractItemModel::modelReset), changes(&m, &QAbstractItemModel::dataChanged);
+    m.setTrace(trace, b->out);
+    QCOMPARE(resets.count(), 0);
+    QCOMPARE(changes.count(), 1);
+    QCOMPARE(m.index(3, JobTableModel::Jct).data(SortRole).toDouble(), b->out->jobs[3].jct / 60);
+    QVERIFY(sortedByJct());
+    m.setTrace(trace, b->out); // same run again: nothing to do
+    QCOMPARE(changes.count(), 1);
+    m.setTrace(smallTrace(50, 9)); // another trace: a reset
+    QCOMPARE(resets.count(), 1);
+    QCOMPARE(p.rowCount(), 50);
 }
 
 void TestModels::runHistoryModel()

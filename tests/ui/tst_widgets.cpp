@@ -1,5 +1,6 @@
 // Widgets render the right colours in the right places, select jobs on click, export files, and the Gantt
 // chart's visible-range search and sub-pixel merging are exact.
+#include <cmath>
 #include <QFile>
 #include <QSignalSpy>
 #include <QStandardItemModel>
@@ -537,6 +538,18 @@ private Q_SLOTS:
         QCOMPARE((g->data()->constEnd() - 1)->value, 1.0);
         QCOMPARE((g->data()->constEnd() - 1)->key, 3.0);
         QVERIFY(plot.legend->visible());
+        // 100k values: a bounded number of points, still a CDF from the minimum to (max, 1), within 1/4096.
+        std::vector<double> many(100000);
+        for (size_t i = 0; i < many.size(); ++i)
+            many[i] = double((i * 7919) % many.size()); // a permutation of 0..99999
+        plots::plotCdf(&plot, {{"big", many}}, "JCT");
+        g = plot.graph(0);
+        QVERIFY(g->data()->size() <= 4100 && g->data()->size() > 1000);
+        QCOMPARE(g->data()->constBegin()->key, 0.0);
+        QCOMPARE((g->data()->constEnd() - 1)->key, 99999.0);
+        QCOMPARE((g->data()->constEnd() - 1)->value, 1.0);
+        for (auto it = g->data()->constBegin() + 1; it != g->data()->constEnd(); ++it)
+            QVERIFY(std::abs(it->value - (it->key + 1) / 100000.0) < 1e-12); // F(x) exact at every kept point
         plots::plotGroupedBars(&plot, {"small", "large"}, {"fifo", "das"}, {{10, 20}, {8, 15}}, {{1, 2}, {0.5, 1}}, "JCT (min)");
         int bars = 0, errs = 0;
         for (int i = 0; i < plot.plottableCount(); ++i) {
