@@ -13,4 +13,4 @@ if [ "${1:-}" != "--headless" ] && [ -x "$BUILD/app/gui/schedstudio" ] && [ -n "
 fi
 echo "(no display or GUI: running the scenario headless)"
 exec "$BUILD/app/schedstudio-cli" compare --trace sample-traces/das-case.csv --cluster das-case \
-  --policies fifo+firstfit,fifo+loadbalance,drf+firstfit,drf+loadbalance,sjf+bestfit,las+consolidate,tetris --seeds 1,2,3
+  --policies fifo+firstfit,fifo+loadbalance,drf+firstfit,drf+loadbalance,sjf+bestfit,las+consolidate,tetris,das --seeds 1,2,3

@@ -636,6 +636,15 @@ void MainWindow::setScenario(const Scenario& s, const QString& path)
     m_traceLoadedPath.clear();
     refreshTraceViews();
     scenarioToPanel();
+    // A policy the scenario names but this build does not have would otherwise just stay unticked.
+    QStringList missing;
+    for (const QString& p : s.policies)
+        if (m_policyList->findItems(p, Qt::MatchExactly).isEmpty())
+            missing << p;
+    if (!missing.isEmpty())
+        showError(tr("%1: this build has no policy named %2; it is left out of the run (learned policies such as das "
+                     "need a build with LibTorch). Pick policies in the Scenario panel.")
+                      .arg(path.isEmpty() ? s.name : path, missing.join(QStringLiteral(", "))));
     if (!s.tracePath.isEmpty())
         loadTrace(s.tracePath);
 }

@@ -504,13 +504,8 @@ public:
                 anyFits = true;
                 break;
             }
-        if (queue.empty() || !anyFits) {
-            if (ctx.recording() && !queue.empty()) {
-                std::vector<ScoredJob> ranked;
-                for (size_t i = 0; i < queue.size(); ++i)
-                    ranked.push_back(ScoredJob{queue[i], float(-double(i))});
-                ctx.recordQueue(std::move(ranked));
-            }
+        if (queue.empty() || (!anyFits && !ctx.recording())) {
+            // Nothing can start: no decision to take (and, when no log is kept, nothing to show either).
             updatePendingWeight(ctx);
             return;
         }
@@ -524,6 +519,22 @@ public:
         auto [mu, logstd, gate] = m_agent->order->forward(x, torch::Tensor());
         mu = mu.squeeze(0).contiguous();
         logstd = logstd.squeeze(0).contiguous();
+        if (!anyFits) {
+            // Logged for the heatmaps only: the agent's mean priorities, spread and gates of a queue that
+            // cannot start (no sample drawn, so the seeded stream is the same with or without a log).
+            const float* pm = mu.data_ptr<float>();
+            const float* ps = logstd.data_ptr<float>();
+            const float* pg = gate.defined() ? gate.squeeze(0).contiguous().data_ptr<float>() : nullptr;
+            std::vector<int> order(static_cast<size_t>(N));
+            std::iota(order.begin(), order.end(), 0);
+            std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return pm[a] > pm[b]; });
+            std::vector<ScoredJob> ranked;
+            for (int i : order)
+                ranked.push_back(ScoredJob{queue[size_t(i)], pm[i], std::exp(ps[i]), pg ? pg[i] : kNoScore});
+            ctx.recordQueue(std::move(ranked));
+            updatePendingWeight(ctx);
+            return;
+        }
         std::vector<float> rho(static_cast<size_t>(N));
         const float* pm = mu.data_ptr<float>();
         const float* ps = logstd.data_ptr<float>();

@@ -6,6 +6,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <cmath>
 #include <map>
 
 #include "clusterdocument.h"
@@ -13,6 +14,12 @@
 #include "jobcolors.h"
 #include "mainwindow.h"
 #include "models.h"
+#ifdef SCHEDSTUDIO_HAVE_TORCH
+#include "learn/learn.h"
+static constexpr int kSampleRuns = 2; // das and fifo+firstfit
+#else
+static constexpr int kSampleRuns = 1; // das needs LibTorch: only fifo+firstfit
+#endif
 
 using namespace ss;
 using namespace ss::ui;
@@ -39,6 +46,9 @@ void TestMainWindow::initTestCase()
     // Keep the user's settings out of the test (and the test's out of theirs).
     QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, m_settingsDir.path());
     QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_settingsDir.path());
+#ifdef SCHEDSTUDIO_HAVE_TORCH
+    ss::learn::registerLearnedPolicies(); // as app/gui/main.cpp does: the sample runs the shipped DAS
+#endif
 }
 
 // Independent fold of the log: GPU -> (job -> milli) after record k.
@@ -85,7 +95,36 @@ void TestMainWindow::openRunAndStep()
     QVERIFY(w.isBusy()); // the run is in the background; the event loop keeps running
     QVERIFY(w.waitForIdle(30000));
     QCOMPARE(done.count(), 1);
-    QCOMPARE(w.history()->rowCount(), 2); // two policies in the sample
+#ifdef SCHEDSTUDIO_HAVE_TORCH
+    QCOMPARE(w.history()->rowCount(), 2); // two policies in the sample: das and fifo+firstfit
+    {
+        // The shipped das-case checkpoint decides: every logged queue entry carries the ordering agent's
+        // standard deviation and gate, every placement the placement agent's posterior variance per machine.
+        RunPtr das;
+        for (const RunPtr& r : w.history()->allRuns())
+            if (r->policy() == QStringLiteral("das"))
+                das = r;
+        QVERIFY(das);
+        int queued = 0, placed = 0;
+        for (const DecisionRecord& rec : das->out->log->records) {
+            for (const ScoredJob& q : rec.queue) {
+                QVERIFY(std::isfinite(q.priorityStd) && q.priorityStd > 0);
+                QVERIFY(std::isfinite(q.gate) && q.gate > 0 && q.gate < 1);
+                ++queued;
+            }
+            for (const PlacementRecord& p : rec.placements) {
+                QCOMPARE(p.affinityVar.size(), p.affinity.size());
+                QVERIFY(!p.affinity.empty());
+                ++placed;
+            }
+        }
+        QVERIFY(queued > 24);
+        QCOMPARE(placed >= 24, true);
+    }
+#else
+    QCOMPARE(w.history()->rowCount(), 1); // das needs LibTorch: only fifo+firstfit runs
+    QVERIFY(w.bannerText().contains(QStringLiteral("das")));
+#endif
     QVERIFY(w.currentRun());
     const int n = w.decisionCount();
     QVERIFY(n > 5);
@@ -198,7 +237,7 @@ void TestMainWindow::cancelDropsResult()
     // A second run supersedes the first: only its results may land.
     QVERIFY(w.runScenario());
     QVERIFY(w.waitForIdle(30000));
-    QCOMPARE(w.history()->rowCount(), before + 2);
+    QCOMPARE(w.history()->rowCount(), before + kSampleRuns);
 }
 
 void TestMainWindow::whatIfRunsOriginalAndChanged()
