@@ -54,11 +54,20 @@ learn::TrainConfig trainConfigFromArgs(Args& a)
     c.episodesPerIteration = int(a.getInt("episodes", 2));
     c.episodeJobs = int(a.getInt("episode-jobs", 200));
     c.evalEvery = int(a.getInt("eval-every", 5));
+    c.evalReplicas = int(a.getInt("eval-replicas", c.evalReplicas));
+    if (c.evalReplicas < 1)
+        throw UsageError("--eval-replicas must be >= 1");
     c.ppoEpochs = int(a.getInt("epochs", 4));
     c.minibatch = int(a.getInt("minibatch", 256));
     c.lr = a.getDouble("lr", c.lr);
     c.entropyCoef = a.getDouble("entropy", c.entropyCoef);
     c.rewardAlpha = a.getDouble("alpha", c.rewardAlpha);
+    {
+        const std::string unit = a.get("wait-penalty", c.waitPerGpu ? "gpu" : "job");
+        if (unit != "gpu" && unit != "job")
+            throw UsageError("--wait-penalty must be gpu or job (got '" + unit + "')");
+        c.waitPerGpu = unit == "gpu";
+    }
     c.dModel = int(a.getInt("d-model", c.dModel));
     c.heads = int(a.getInt("heads", c.heads));
     c.layers = int(a.getInt("layers", c.layers));
@@ -122,8 +131,21 @@ int cmdTrain(Args& a)
     }
     if (!cfg.evalTrace.jobs.empty() && !quiet) {
         auto [j0, f0] = tr.evaluate(cfg.evalTrace);
-        std::fprintf(stderr, "held-out before training: mean JCT %.2f min, mean fee $%.3f (%zu jobs)\n", j0, f0,
-                     cfg.evalTrace.jobs.size());
+        std::fprintf(stderr, "held-out before training: mean JCT %.2f min, mean fee $%.3f (%zu jobs, mean of %d perf seeds)\n",
+                     j0, f0, cfg.evalTrace.jobs.size(), cfg.evalReplicas);
+        // The bar to beat, on the same jobs and perf seeds (the README's "time to beat FIFO-FirstFit").
+        double fj = 0, ff = 0;
+        for (int k = 0; k < cfg.evalReplicas; ++k) {
+            RunSpec spec;
+            spec.policy = "fifo+firstfit";
+            spec.config.seed = cfg.seed + uint64_t(k) * 7919u;
+            spec.config.perf = cfg.perf;
+            const RunOutput o = runSimulation(cfg.cluster, cfg.evalTrace, spec);
+            fj += o.summary.meanJctMin;
+            ff += o.summary.meanFeeUsd;
+        }
+        std::fprintf(stderr, "held-out fifo+firstfit:  mean JCT %.2f min, mean fee $%.3f (same jobs and perf seeds)\n",
+                     fj / cfg.evalReplicas, ff / cfg.evalReplicas);
     }
     double totalSec = 0;
     int64_t totalSteps = 0;

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -97,6 +98,8 @@ PlaceNetImpl::PlaceNetImpl(const AgentConfig& c)
     skip->weight[0][0].fill_(-0.5);
     skip->weight[0][1].fill_(1.5);
     skip->weight[0][7].fill_(2.0);
+    if (const char* e = std::getenv("SS_DAS_SPEED_PRIOR"))
+        skip->weight[0][2].fill_(std::atof(e));
 }
 
 torch::Tensor PlaceNetImpl::forward(const torch::Tensor& x)
@@ -622,7 +625,9 @@ private:
     {
         double w = 0;
         ctx.forEachPending([&](int j) {
-            w += ctx.job(j).fractional() ? ctx.job(j).gpus : ctx.job(j).wholeGpus();
+            w += !m_collect || !m_collect->waitPerGpu ? 1.0
+                 : ctx.job(j).fractional()             ? ctx.job(j).gpus
+                                                       : ctx.job(j).wholeGpus();
             return true;
         });
         m_pendingWeight = w;

@@ -114,7 +114,8 @@ struct StepSample {
 };
 struct Episode {
     std::vector<StepSample> steps;
-    double rewardAlpha = 0.02;
+    double rewardAlpha = 0.05;
+    bool waitPerGpu = false; ///< waiting penalty per GPU asked (§2.7's n_gpu) or per job
 };
 
 /// Log-density of the ordering action per job (mean over jobs; constants dropped).

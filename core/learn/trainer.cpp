@@ -38,7 +38,7 @@ struct Trainer::Impl {
     std::pair<double, double> validate()
     {
         torch::NoGradGuard ng;
-        auto [jct, fee] = runEval(cfg.validTrace, nullptr, cfg.seed, false);
+        auto [jct, fee] = evalMean(cfg.validTrace);
         const double score = jct * fee;
         if (bestIteration < 0 || score < bestScore) {
             bestScore = score;
@@ -72,6 +72,19 @@ struct Trainer::Impl {
         }
         (void)salt;
         return w;
+    }
+
+    /// Mean JCT and fee of the deterministic policy over cfg.evalReplicas perf-model seeds.
+    std::pair<double, double> evalMean(const Trace& trace) const
+    {
+        const int R = std::max(1, cfg.evalReplicas);
+        double jct = 0, fee = 0;
+        for (int k = 0; k < R; ++k) {
+            auto [j, f] = runEval(trace, nullptr, cfg.seed + uint64_t(k) * 7919u, false);
+            jct += j;
+            fee += f;
+        }
+        return {jct / R, fee / R};
     }
 
     std::pair<double, double> runEval(const Trace& trace, Episode* collect, uint64_t seed, bool sample) const
@@ -146,7 +159,7 @@ std::pair<double, double> Trainer::evaluate(const Trace& trace) const
 {
     torch::NoGradGuard ng;
     // Held-out evaluation acts on the means (no exploration noise), as `run --policy das` does by default.
-    return d->runEval(trace, nullptr, d->cfg.seed, false);
+    return d->evalMean(trace);
 }
 
 bool Trainer::step()
@@ -165,6 +178,7 @@ bool Trainer::step()
         torch::NoGradGuard ng;
         for (auto& ep : eps) {
             ep.rewardAlpha = c.rewardAlpha;
+            ep.waitPerGpu = c.waitPerGpu;
             Trace w = d->window(0);
             const uint64_t seed = d->rng.next();
             jctSum += d->runEval(w, &ep, seed, true).first;

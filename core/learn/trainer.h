@@ -27,6 +27,10 @@ struct TrainConfig {
     int episodesPerIteration = 2;
     int episodeJobs = 0;          ///< jobs per training episode: a random window of the trace; 0 = whole trace
     int evalEvery = 5;            ///< evaluate on evalTrace every N iterations (0 = never)
+    /// Held-out and validation scores are means over this many runs of the trace, each with its own perf-model
+    /// seed (machine biases, per-placement fluctuation): one run of a few hundred jobs swings by +-15 % on
+    /// near-tie choices, which would make both the curve and early stopping a lottery.
+    int evalReplicas = 3;
     int ppoEpochs = 4;
     int minibatch = 256;          ///< decisions per PPO minibatch
     double lr = 5e-4;
@@ -35,7 +39,11 @@ struct TrainConfig {
     double clip = 0.2;
     double entropyCoef = 0.01;
     double valueCoef = 0.5;
-    double rewardAlpha = 0.02;    ///< α of the reward (§2.7): weight of the waiting penalty
+    double rewardAlpha = 0.05;    ///< α of the reward (§2.7): weight of the waiting penalty
+    /// Waiting penalty unit: true = per GPU a waiting job asks for (§2.7's n_gpu), false = per waiting job
+    /// (default, [I]: weighting by n_gpu pays the agents to start big jobs first, against mean JCT; measured in
+    /// docs/REPRODUCTION.md).
+    bool waitPerGpu = false;
     // network / agent hyper-parameters (stored in the checkpoint)
     int dModel = 32;
     int heads = 4;
