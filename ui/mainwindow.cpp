@@ -1924,7 +1924,7 @@ void MainWindow::startRuns(std::shared_ptr<const Trace> trace, std::shared_ptr<c
     int firstId = m_nextRunId;
     m_nextRunId += int(policies.size() * seeds.size());
     m_runJob->start(tr("Running %1 run(s)…").arg(policies.size() * seeds.size()),
-                    [=](const BackgroundJob::Progress& progress) -> std::function<void()> {
+                    [=, this](const BackgroundJob::Progress& progress) -> std::function<void()> {
                         QVector<RunPtr> runs;
                         const int total = int(policies.size() * seeds.size());
                         int i = 0;

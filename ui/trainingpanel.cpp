@@ -366,6 +366,7 @@ void TrainingPanel::addStats(const learn::TrainStats& s)
     QString text = trp("Iteration %1 / %2 · %3 decisions · %4 decisions/s · train mean JCT %5 min")
                        .arg(s.iteration).arg(m_iterations->value()).arg(s.envSteps)
                        .arg(s.stepsPerSecond, 0, 'f', 0).arg(s.trainMeanJctMin, 0, 'f', 1);
+    text += trp(" · critic error %1").arg(s.criticError, 0, 'f', 4);
     if (s.evalMeanJctMin >= 0)
         text += trp(" · held-out %1 min").arg(s.evalMeanJctMin, 0, 'f', 1);
     if (m_state == State::Running || m_state == State::Stopping)

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <numeric>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -127,10 +128,14 @@ int cmdTrain(Args& a)
         csv << "# " << cfg.command << "\n";
         csv << "iteration,env_steps,mean_reward,policy_loss_order,policy_loss_place,value_loss,entropy_order,"
                "entropy_place,train_mean_jct_min,eval_mean_jct_min,eval_mean_fee_usd,seconds,steps_per_s,"
-               "valid_mean_jct_min,valid_mean_fee_usd,best_iteration\n";
+               "valid_mean_jct_min,valid_mean_fee_usd,best_iteration,critic_error\n";
     }
+    // Held-out figures per evaluated iteration (0 = before training), for the closing summary.
+    std::map<int, std::pair<double, double>> heldOut;
+    double fifoJct = -1, fifoFee = -1;
     if (!cfg.evalTrace.jobs.empty() && !quiet) {
         auto [j0, f0] = tr.evaluate(cfg.evalTrace);
+        heldOut[0] = {j0, f0};
         std::fprintf(stderr, "held-out before training: mean JCT %.2f min, mean fee $%.3f (%zu jobs, mean of %d perf seeds)\n",
                      j0, f0, cfg.evalTrace.jobs.size(), cfg.evalReplicas);
         // The bar to beat, on the same jobs and perf seeds (the README's "time to beat FIFO-FirstFit").
@@ -144,20 +149,26 @@ int cmdTrain(Args& a)
             fj += o.summary.meanJctMin;
             ff += o.summary.meanFeeUsd;
         }
+        fifoJct = fj / cfg.evalReplicas;
+        fifoFee = ff / cfg.evalReplicas;
         std::fprintf(stderr, "held-out fifo+firstfit:  mean JCT %.2f min, mean fee $%.3f (same jobs and perf seeds)\n",
-                     fj / cfg.evalReplicas, ff / cfg.evalReplicas);
+                     fifoJct, fifoFee);
     }
     double totalSec = 0;
     int64_t totalSteps = 0;
+    std::vector<double> criticErrors;
     while (tr.step()) {
         const learn::TrainStats s = tr.lastStats();
         totalSec += s.seconds;
         totalSteps = s.envSteps;
+        criticErrors.push_back(s.criticError);
+        if (s.evalMeanJctMin >= 0)
+            heldOut[s.iteration] = {s.evalMeanJctMin, s.evalMeanFeeUsd};
         if (!quiet) {
             std::fprintf(stderr, "iter %3d  steps %7lld  reward %+.4f  loss(ord %+.4f plc %+.4f v %.4f)  "
-                         "ent(%.3f %.3f)  train JCT %.1f min", s.iteration, static_cast<long long>(s.envSteps),
-                         s.meanReward, s.policyLossOrder, s.policyLossPlace, s.valueLoss, s.entropyOrder,
-                         s.entropyPlace, s.trainMeanJctMin);
+                         "critic err %.4f  ent(%.3f %.3f)  train JCT %.1f min", s.iteration,
+                         static_cast<long long>(s.envSteps), s.meanReward, s.policyLossOrder, s.policyLossPlace,
+                         s.valueLoss, s.criticError, s.entropyOrder, s.entropyPlace, s.trainMeanJctMin);
             if (s.evalMeanJctMin >= 0)
                 std::fprintf(stderr, "  held-out JCT %.2f min fee $%.3f", s.evalMeanJctMin, s.evalMeanFeeUsd);
             if (s.validMeanJctMin >= 0)
@@ -170,12 +181,29 @@ int cmdTrain(Args& a)
                 << s.policyLossPlace << ',' << s.valueLoss << ',' << s.entropyOrder << ',' << s.entropyPlace << ','
                 << s.trainMeanJctMin << ',' << s.evalMeanJctMin << ',' << s.evalMeanFeeUsd << ',' << s.seconds << ','
                 << s.stepsPerSecond << ',' << s.validMeanJctMin << ',' << s.validMeanFeeUsd << ',' << s.bestIteration
-                << '\n' << std::flush; // live curve for a watching plot
+                << ',' << s.criticError << '\n' << std::flush; // live curve for a watching plot
     }
     tr.save(out);
     if (tr.bestIteration() >= 0)
         std::printf("kept the policy of iteration %d, the best on the validation slice (%zu jobs)\n",
                     tr.bestIteration(), cfg.validTrace.jobs.size());
+    if (criticErrors.size() >= 2) {
+        // What a few minutes of training changed, in two lines: the critic's error on fresh episodes (first
+        // three iterations against the last three) and the held-out score of the policy written.
+        const size_t k = std::min<size_t>(3, criticErrors.size() / 2);
+        const double first = std::accumulate(criticErrors.begin(), criticErrors.begin() + long(k), 0.0) / double(k);
+        const double last = std::accumulate(criticErrors.end() - long(k), criticErrors.end(), 0.0) / double(k);
+        std::printf("critic error on fresh episodes: %.4f (first %zu iteration(s)) -> %.4f (last %zu)\n", first, k, last, k);
+    }
+    const int kept = tr.bestIteration() >= 0 ? tr.bestIteration() : tr.iteration();
+    if (heldOut.count(0) && heldOut.count(kept)) {
+        const auto [b, bf] = heldOut[0];
+        const auto [h, hf] = heldOut[kept];
+        std::printf("held-out (%zu jobs): before training %.2f min $%.3f; written policy (iteration %d) %.2f min $%.3f "
+                    "(%+.1f %% JCT, %+.1f %% fee); fifo+firstfit %.2f min $%.3f\n",
+                    cfg.evalTrace.jobs.size(), b, bf, kept, h, hf, 100.0 * (h / b - 1.0), 100.0 * (hf / bf - 1.0),
+                    fifoJct, fifoFee);
+    }
     std::printf("wrote %s (%s on %s, %d iterations, %lld env steps, %.1f s training, %.0f env steps/s)\n", out.c_str(),
                 cfg.policy.c_str(), cfg.cluster.name.c_str(), tr.iteration(), static_cast<long long>(totalSteps),
                 totalSec, totalSec > 0 ? double(totalSteps) / totalSec : 0.0);

@@ -2,11 +2,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <numeric>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -98,8 +99,6 @@ PlaceNetImpl::PlaceNetImpl(const AgentConfig& c)
     skip->weight[0][0].fill_(-0.5);
     skip->weight[0][1].fill_(1.5);
     skip->weight[0][7].fill_(2.0);
-    if (const char* e = std::getenv("SS_DAS_SPEED_PRIOR"))
-        skip->weight[0][2].fill_(std::atof(e));
 }
 
 torch::Tensor PlaceNetImpl::forward(const torch::Tensor& x)
@@ -740,6 +739,19 @@ CheckpointInfo readCheckpointInfo(const std::string& path)
 
 namespace {
 
+// Tells the user which trained policy decides (on stderr, once per file and process: sweeps reset many runs).
+void announceCheckpoint(const std::string& path, const CheckpointMeta& meta)
+{
+    static std::mutex mu;
+    static std::set<std::string> told;
+    std::lock_guard<std::mutex> lock(mu);
+    if (!told.insert(path).second)
+        return;
+    std::fprintf(stderr, "%s: checkpoint %s (trained on %s, seed %llu, %d iterations, %lld decisions)\n",
+                 meta.agent.variant.c_str(), path.c_str(), meta.clusterName.c_str(),
+                 static_cast<unsigned long long>(meta.seed), meta.iterations, static_cast<long long>(meta.envSteps));
+}
+
 // Resolves the checkpoint at reset (the cluster is known only then) and forwards to DasScheduler.
 class DasPolicy : public Scheduler {
 public:
@@ -770,6 +782,8 @@ public:
                 std::fprintf(stderr, "warning: shipped %s checkpoint %s does not match cluster '%s'; using an "
                              "untrained policy\n", m_variant.c_str(), path.c_str(), setup.cluster.name.c_str());
                 agent.reset();
+            } else {
+                announceCheckpoint(path, meta);
             }
         } else if (!untrained) {
             std::fprintf(stderr, "warning: no trained %s checkpoint for cluster '%s'; using a deterministic "

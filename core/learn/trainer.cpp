@@ -189,7 +189,7 @@ bool Trainer::step()
     // ---- flatten, values, GAE
     std::vector<const StepSample*> steps;
     std::vector<float> adv, ret;
-    double rewardSum = 0;
+    double rewardSum = 0, criticErr = 0;
     for (const Episode& ep : eps) {
         const int T = int(ep.steps.size());
         if (T == 0)
@@ -204,11 +204,15 @@ bool Trainer::step()
         }
         const float* pv = v.data_ptr<float>();
         std::vector<float> a(static_cast<size_t>(T));
-        double gae = 0;
+        double gae = 0, mc = 0;
         for (int t = T - 1; t >= 0; --t) {
             const double next = t + 1 < T ? pv[t + 1] : 0.0;
             const double r = ep.steps[size_t(t)].reward;
             rewardSum += r;
+            // The critic's error on data it has not been trained on: its value before this update against
+            // the discounted return the episode actually paid (the loss that learning should lower).
+            mc = r + c.gamma * mc;
+            criticErr += (pv[t] - mc) * (pv[t] - mc);
             const double delta = r + c.gamma * next - pv[t];
             gae = delta + c.gamma * c.gaeLambda * gae;
             a[size_t(t)] = float(gae);
@@ -222,6 +226,7 @@ bool Trainer::step()
     const int S = int(steps.size());
     d->envSteps += S;
     st.meanReward = S ? rewardSum / S : 0;
+    st.criticError = S ? criticErr / S : 0;
     if (S > 1) {
         double m = std::accumulate(adv.begin(), adv.end(), 0.0) / S, v2 = 0;
         for (float x : adv)

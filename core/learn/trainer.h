@@ -63,6 +63,9 @@ struct TrainStats {
     int64_t envSteps = 0;          ///< decisions taken so far (cumulative)
     double meanReward = 0;         ///< mean per-decision reward in this iteration
     double policyLossOrder = 0, policyLossPlace = 0, valueLoss = 0;
+    /// Mean squared error of the critic, before this iteration's update, against the discounted returns of
+    /// this iteration's fresh episodes (unseen data; falls as the critic learns, unlike the PPO losses).
+    double criticError = 0;
     double entropyOrder = 0, entropyPlace = 0;
     double trainMeanJctMin = 0;    ///< mean JCT over this iteration's episodes
     double evalMeanJctMin = -1;    ///< held-out mean JCT (minutes); -1 when not evaluated this iteration

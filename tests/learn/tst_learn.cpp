@@ -10,6 +10,7 @@
 
 #include <Eigen/Dense>
 
+#include "learn/features.h"
 #include "learn/learn.h"
 #include "learn/rwgp.h"
 #include "learn/trainer.h"
@@ -179,16 +180,35 @@ private Q_SLOTS:
             while (t.step()) {
                 const TrainStats s = t.lastStats();
                 v.insert(v.end(), {double(s.envSteps), s.meanReward, s.policyLossOrder, s.policyLossPlace, s.valueLoss,
-                                   s.trainMeanJctMin});
+                                   s.criticError, s.trainMeanJctMin});
             }
             return v;
         };
         const auto a = run(3), b = run(3), c = run(4);
-        QCOMPARE(a.size(), size_t(12));
+        QCOMPARE(a.size(), size_t(14));
         QCOMPARE(a, b);
         QVERIFY(a != c);
         for (double x : a)
             QVERIFY(std::isfinite(x));
+    }
+
+    void criticErrorFallsAsTheCriticLearns()
+    {
+        // The critic starts untrained: its error against the returns of fresh episodes must be large at first
+        // and fall within a few iterations (the figure `train` prints as "critic err").
+        TrainConfig cfg = tinyConfig("das", 2);
+        cfg.iterations = 8;
+        cfg.ppoEpochs = 4;
+        cfg.minibatch = 8;
+        Trainer t(cfg);
+        std::vector<double> err;
+        while (t.step())
+            err.push_back(t.lastStats().criticError);
+        QCOMPARE(err.size(), size_t(8));
+        for (double e : err)
+            QVERIFY(std::isfinite(e) && e > 0);
+        const double first = err[0], last = (err[5] + err[6] + err[7]) / 3;
+        QVERIFY2(last < 0.5 * first, qPrintable(QString("critic error %1 -> %2 (%3)").arg(first).arg(last).arg(err[3])));
     }
 
     void checkpointRoundTripAndEvaluationMatchesRun()
@@ -332,6 +352,53 @@ private Q_SLOTS:
         QCOMPARE(inOrder, pairs);
         QVERIFY(placed > 50);
         QVERIFY2(oneMachine >= placed * 19 / 20, qPrintable(QStringLiteral("%1 of %2").arg(oneMachine).arg(placed)));
+    }
+
+    void placementRewardIgnoresTimeAlreadyWaited()
+    {
+        // Two identical jobs, one submitted an hour before the other. At the second arrival both wait; the same
+        // placement (one V100, alone) must earn both the same reward: the waiting penalty has already charged
+        // the older one for its hour, and paying less for starting it would pull the agents towards LIFO.
+        const ClusterSpec cluster = makeClusterPreset("das-case");
+        Trace t;
+        t.name = "two";
+        for (int i = 0; i < 2; ++i) {
+            Job j;
+            j.id = i;
+            j.submit = i * 3600.0;
+            j.gpus = 1;
+            j.duration = 1800;
+            t.jobs.push_back(j);
+        }
+        struct Probe : Scheduler {
+            double rOld = -1, rNew = -1, rSlow = -1;
+            std::string name() const override { return "probe"; }
+            void schedule(SchedContext& ctx) override
+            {
+                if (ctx.now() < 3600.0)
+                    return; // hold the first job until the second arrives
+                const ClusterSpec& c = ctx.cluster();
+                if (rOld < 0) {
+                    const std::vector<GpuSlot> v100{GpuSlot{c.gpuBase(0), 1000}}, other{GpuSlot{c.gpuBase(1), 1000}};
+                    rOld = placedReward(ctx, 0, v100, 1.0);
+                    rNew = placedReward(ctx, 1, other, 1.0);
+                    rSlow = placedReward(ctx, 0, v100, 0.5); // the same GPU at half the rate: a worse placement
+                }
+                std::vector<int> pending;
+                ctx.forEachPending([&](int j) {
+                    pending.push_back(j);
+                    return true;
+                });
+                for (size_t k = 0; k < pending.size(); ++k)
+                    ctx.start(pending[k], {GpuSlot{c.gpuBase(int(k)), 1000}});
+            }
+        } probe;
+        RunConfig rc;
+        Simulator sim(cluster, t, probe, rc);
+        sim.run();
+        QVERIFY(probe.rOld > 0 && probe.rOld <= 1.0);
+        QCOMPARE(probe.rOld, probe.rNew);
+        QVERIFY(probe.rSlow < probe.rOld);
     }
 
     void corruptOrMismatchedCheckpointRejected()

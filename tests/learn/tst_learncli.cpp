@@ -1,0 +1,173 @@
+// The learned policies as a user meets them through the real schedstudio-cli binary: the shipped checkpoint
+// runs by default, the loader's errors reach the user as one line naming the file, `train` writes a checkpoint
+// and a learning curve that `run` accepts, and `reproduce` prints the 13-row table.
+#include <QtTest>
+
+namespace {
+struct Result {
+    int code = -1;
+    QByteArray out, err;
+};
+
+Result cli(const QStringList& args)
+{
+    QProcess p;
+    p.setWorkingDirectory(QStringLiteral(SS_SOURCE_DIR));
+    p.start(QStringLiteral(SS_CLI), args);
+    p.waitForFinished(300000);
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
+            p.readAllStandardError()};
+}
+
+QByteArray readAll(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+bool writeAll(const QString& path, const QByteArray& data)
+{
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(data) == data.size();
+}
+
+// The line of the run summary that starts with `key` (e.g. "JCT (min)").
+QByteArray summaryLine(const QByteArray& out, const char* key)
+{
+    for (const QByteArray& l : out.split('\n'))
+        if (l.startsWith(key))
+            return l;
+    return {};
+}
+
+const QString kCaseTrace = QStringLiteral("sample-traces/das-case.csv");
+const QString kSmallTrace = QStringLiteral("sample-traces/das-small-200.csv");
+} // namespace
+
+class TstLearnCli : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_dir;
+
+    QString tmp(const char* name) const { return m_dir.filePath(QString::fromUtf8(name)); }
+
+private Q_SLOTS:
+    void shippedCheckpointRunsByDefault()
+    {
+        const Result r = cli({"run", "--policy", "das", "--cluster", "das-case", "--trace", kCaseTrace});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.err.contains("das: checkpoint") && r.err.contains("das-das-case.sscp"), r.err.constData());
+        QVERIFY2(!r.err.contains("warning"), r.err.constData());
+        QVERIFY(r.out.contains("jobs          24 (finished 24"));
+        // The shipped policy is not the untrained start: where queues form, their decisions differ.
+        const Result t = cli({"run", "--policy", "das", "--cluster", "das-case", "--trace", kSmallTrace});
+        const Result u = cli({"run", "--policy", "das", "--cluster", "das-case", "--trace", kSmallTrace, "--param",
+                              "das.untrained=1"});
+        QCOMPARE(t.code, 0);
+        QCOMPARE(u.code, 0);
+        QVERIFY(!u.err.contains("das: checkpoint"));
+        QVERIFY(!summaryLine(t.out, "JCT (min)").isEmpty());
+        QVERIFY(summaryLine(t.out, "JCT (min)") != summaryLine(u.out, "JCT (min)"));
+    }
+
+    void loaderErrorsNameTheFile()
+    {
+        QVERIFY(m_dir.isValid());
+        const QByteArray good = readAll(QStringLiteral(SS_SOURCE_DIR "/resources/checkpoints/das-das-case.sscp"));
+        QVERIFY(good.size() > 1000);
+        struct Case {
+            const char* name;
+            QByteArray data;
+            const char* reason;
+        };
+        QByteArray flipped = good;
+        flipped[flipped.size() / 2] = char(flipped[flipped.size() / 2] ^ 0x5a);
+        const std::vector<Case> cases = {
+            {"garbage.sscp", QByteArray("not a checkpoint at all"), "bad magic"},
+            {"truncated.sscp", good.left(good.size() / 2), "truncated"},
+            {"flipped.sscp", flipped, "checksum"},
+            {"empty.sscp", QByteArray(), ""},
+        };
+        for (const Case& c : cases) {
+            const QString path = tmp(c.name);
+            QVERIFY(writeAll(path, c.data));
+            const Result r = cli({"run", "--policy", "das", "--cluster", "das-case", "--trace", kCaseTrace,
+                                  "--checkpoint", path});
+            QVERIFY2(r.code != 0, c.name);
+            const QByteArray last = r.err.trimmed().split('\n').last();
+            QVERIFY2(last.contains(path.toUtf8()) && last.contains(c.reason), last.constData());
+            QVERIFY2(r.out.isEmpty(), c.name); // no half-run summary
+        }
+        // Mismatches: another cluster, another policy variant.
+        const Result cl = cli({"run", "--policy", "das", "--cluster", "das-case", "--trace", kCaseTrace,
+                               "--checkpoint", "resources/checkpoints/das-das-small.sscp"});
+        QVERIFY(cl.code != 0);
+        QVERIFY2(cl.err.contains("trained for cluster 'das-small'"), cl.err.constData());
+        const Result pv = cli({"run", "--policy", "da", "--cluster", "das-case", "--trace", kCaseTrace,
+                               "--checkpoint", "resources/checkpoints/das-das-case.sscp"});
+        QVERIFY(pv.code != 0);
+        QVERIFY2(pv.err.contains("is for policy 'das', not 'da'"), pv.err.constData());
+        const Result missing = cli({"run", "--policy", "das", "--cluster", "das-case", "--trace", kCaseTrace,
+                                    "--checkpoint", tmp("nowhere.sscp")});
+        QVERIFY(missing.code != 0);
+        QVERIFY2(missing.err.contains("nowhere.sscp"), missing.err.constData());
+    }
+
+    void trainWritesACheckpointCurveAndSummary()
+    {
+        const QString ck = tmp("t.sscp"), curve = tmp("t.csv");
+        const QStringList common = {"train", "--policy", "das", "--cluster", "das-case", "--trace", kSmallTrace,
+                                    "--holdout", "0.3", "--iterations", "3", "--episode-jobs", "40", "--eval-every",
+                                    "1", "--seed", "4"};
+        const Result r = cli(common + QStringList{"--out", ck, "--curve", curve});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.err.contains("held-out before training") && r.err.contains("held-out fifo+firstfit"),
+                 r.err.constData());
+        QVERIFY2(r.out.contains("critic error on fresh episodes") && r.out.contains("before training")
+                     && r.out.contains("written policy (iteration 3)"),
+                 r.out.constData());
+        const QList<QByteArray> lines = readAll(curve).trimmed().split('\n');
+        QCOMPARE(lines.size(), 5); // command comment, header, 3 iterations
+        QVERIFY(lines[0].startsWith("# schedstudio-cli train"));
+        const int columns = int(lines[1].split(',').size());
+        QCOMPARE(columns, 17);
+        for (int i = 2; i < 5; ++i) {
+            const QList<QByteArray> f = lines[i].split(',');
+            QCOMPARE(int(f.size()), columns);
+            QCOMPARE(f[0].toInt(), i - 1);
+            QVERIFY(f[9].toDouble() > 0); // held-out JCT every iteration (--eval-every 1)
+        }
+        // Deterministic for a seed: the same command writes the same file (the command is in its header).
+        const QByteArray first = readAll(ck);
+        QCOMPARE(cli(common + QStringList{"--out", ck, "--curve", curve}).code, 0);
+        QCOMPARE(readAll(ck), first);
+        // `run` accepts what `train` wrote.
+        const Result run = cli({"run", "--policy", "das", "--cluster", "das-case", "--trace", kCaseTrace,
+                                "--checkpoint", ck});
+        QCOMPARE(run.code, 0);
+        QVERIFY(run.err.contains("seed 4, 3 iterations"));
+    }
+
+    void reproducePrintsTheTable()
+    {
+        const QString md = tmp("table.md");
+        const Result r = cli({"reproduce", "--trace", kSmallTrace, "--holdout", "0.3", "--clusters", "das-case",
+                              "--seeds", "1", "--iterations", "1", "--episode-jobs", "40", "--out", md});
+        QCOMPARE(r.code, 0);
+        QVERIFY(r.out.contains("evaluate 60 jobs"));
+        const QList<QByteArray> lines = readAll(md).trimmed().split('\n');
+        QCOMPARE(lines.size(), 15); // header, rule, 13 policies
+        const char* expected[] = {"FIFO-FirstFit", "FIFO-LoadBalance", "DRF-FirstFit", "DRF-LoadBalance", "Tetris",
+                                  "MALO", "MOSA", "DL2", "RIFLING", "DA", "DA+MC", "DA+RWGP", "DAS"};
+        for (int i = 0; i < 13; ++i) {
+            const QList<QByteArray> cells = lines[i + 2].split('|');
+            QCOMPARE(cells.size(), 7); // | name | JCT | fee | avg JCT | avg fee |
+            QCOMPARE(cells[1].trimmed(), QByteArray(expected[i]));
+            QVERIFY(cells[2].trimmed().toDouble() > 0 && cells[3].trimmed().toDouble() > 0);
+            QCOMPARE(cells[2].trimmed(), cells[4].trimmed()); // one cluster: the average is that cluster
+            QVERIFY(r.out.contains(lines[i + 2]));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TstLearnCli)
+#include "tst_learncli.moc"
