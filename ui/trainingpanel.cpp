@@ -391,7 +391,25 @@ void TrainingPanel::finished(const QString& message)
     m_hasTrainer = m_shared->trainer != nullptr;
     setState(State::Idle);
     m_pause->setText(trp("Pause"));
-    m_status->setText(message);
+    // What the run changed: the critic's error on fresh episodes (first iteration against last) and the
+    // held-out JCT at the first and last evaluations, as `train` closes its output.
+    QString text = message;
+    if (m_stats.size() >= 2)
+        text += trp(" Critic error %1 → %2.").arg(m_stats.front().criticError, 0, 'f', 4)
+                    .arg(m_stats.back().criticError, 0, 'f', 4);
+    const learn::TrainStats* firstEval = nullptr;
+    const learn::TrainStats* lastEval = nullptr;
+    for (const learn::TrainStats& st : m_stats)
+        if (st.evalMeanJctMin >= 0) {
+            if (!firstEval)
+                firstEval = &st;
+            lastEval = &st;
+        }
+    if (firstEval && lastEval != firstEval)
+        text += trp(" Held-out JCT %1 min (iteration %2) → %3 min (iteration %4).")
+                    .arg(firstEval->evalMeanJctMin, 0, 'f', 1).arg(firstEval->iteration)
+                    .arg(lastEval->evalMeanJctMin, 0, 'f', 1).arg(lastEval->iteration);
+    m_status->setText(text);
     if (onFinished)
         onFinished(message);
 }

@@ -14,6 +14,8 @@
 #include "jobcolors.h"
 #include "mainwindow.h"
 #include "models.h"
+#include "qcp.h"
+#include "trainingpanel.h"
 #ifdef SCHEDSTUDIO_HAVE_TORCH
 #include "learn/learn.h"
 static constexpr int kSampleRuns = 2; // das and fifo+firstfit
@@ -36,6 +38,9 @@ private Q_SLOTS:
     void saveReopenKeepsEditedCluster();
     void cancelDropsResult();
     void whatIfRunsOriginalAndChanged();
+#ifdef SCHEDSTUDIO_HAVE_TORCH // moc sees this one (SS_UI_HAVE_TRAINING comes from a header)
+    void trainingPanelTrainsPausesAndStops();
+#endif
 
 private:
     QTemporaryDir m_settingsDir;
@@ -261,6 +266,56 @@ void TestMainWindow::whatIfRunsOriginalAndChanged()
     QCOMPARE(b.jobs.size(), a.jobs.size());
     QCOMPARE(b.jobs.back().submit - b.jobs.front().submit, (a.jobs.back().submit - a.jobs.front().submit) / 2);
 }
+
+#ifdef SCHEDSTUDIO_HAVE_TORCH
+void TestMainWindow::trainingPanelTrainsPausesAndStops()
+{
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(w.openScenario(kSample));
+    QVERIFY(w.waitForIdle(20000));
+    w.showView(QStringLiteral("training"));
+    auto* panel = static_cast<TrainingPanel*>(w.trainingPanel());
+    QVERIFY(panel);
+    panel->setIterations(5);
+    panel->setEpisodeJobs(24);
+    int liveIterations = 0;
+    panel->onIteration = [&](const learn::TrainStats&) { ++liveIterations; };
+    QVERIFY2(panel->start(), qPrintable(panel->statusText()));
+    QCOMPARE(panel->state(), TrainingPanel::State::Running);
+    // Off the GUI thread: start() returned at once and the event loop delivers the iterations one by one.
+    QTRY_VERIFY_WITH_TIMEOUT(panel->history().size() >= 1, 60000);
+    panel->setPaused(true);
+    QCOMPARE(panel->state(), TrainingPanel::State::Paused);
+    QTest::qWait(300); // one iteration may have been under way when Pause was pressed
+    const size_t atPause = panel->history().size();
+    QTest::qWait(700);
+    QCOMPARE(panel->history().size(), atPause);
+    QCOMPARE(panel->state(), TrainingPanel::State::Paused);
+    panel->setPaused(false);
+    QVERIFY(panel->waitForIdle(120000));
+    QCOMPARE(panel->state(), TrainingPanel::State::Idle);
+    QCOMPARE(panel->history().size(), size_t(5));
+    QCOMPARE(liveIterations, 5);
+    // The curve is drawn live: one train-JCT point per iteration; the status closes with what changed.
+    QCOMPARE(panel->plot()->graph(0)->dataCount(), 5);
+    for (size_t i = 0; i < 5; ++i)
+        QCOMPARE(panel->history()[i].iteration, int(i + 1));
+    QVERIFY2(panel->statusText().contains(QStringLiteral("finished after 5 iterations"))
+                 && panel->statusText().contains(QStringLiteral("Critic error")),
+             qPrintable(panel->statusText()));
+
+    // Stop: a long run ends after the iteration under way, well before its end.
+    panel->setIterations(200);
+    QVERIFY(panel->start());
+    QTRY_VERIFY_WITH_TIMEOUT(panel->history().size() >= 1, 60000);
+    panel->stop();
+    QVERIFY(panel->waitForIdle(60000));
+    QVERIFY(panel->history().size() < 200);
+    QVERIFY2(panel->statusText().contains(QStringLiteral("stopped")), qPrintable(panel->statusText()));
+}
+#endif
 
 QTEST_MAIN(TestMainWindow)
 #include "tst_mainwindow.moc"
