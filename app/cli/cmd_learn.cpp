@@ -54,7 +54,7 @@ learn::TrainConfig trainConfigFromArgs(Args& a)
     c.iterations = int(a.getInt("iterations", 30));
     c.episodesPerIteration = int(a.getInt("episodes", 2));
     c.episodeJobs = int(a.getInt("episode-jobs", 200));
-    c.evalEvery = int(a.getInt("eval-every", 5));
+    c.evalEvery = int(a.getInt("eval-every", 2));
     c.evalReplicas = int(a.getInt("eval-replicas", c.evalReplicas));
     if (c.evalReplicas < 1)
         throw UsageError("--eval-replicas must be >= 1");
@@ -92,25 +92,27 @@ int cmdTrain(Args& a)
     c.cluster = loadClusterFromArgs(a);
     const std::string out = a.require("out");
     const std::string curve = a.get("curve", "");
-    const double holdout = a.getDouble("holdout", 0.0);
+    // By default the last 30 % of the trace is held out and the last 20 % of the rest validates (early
+    // stopping), as in `reproduce` and the shipped checkpoints; --holdout 0 / --validation 0 turn them off.
+    const double holdout = a.getDouble("holdout", 0.3);
     const bool quiet = a.flag("quiet");
     Trace trace = loadTraceFromArgs(a, !quiet);
     if (a.has("eval-trace")) {
         c.evalTrace = loadTraceFromArgs(a, !quiet, "eval-trace");
         c.trace = std::move(trace);
-    } else if (holdout > 0) {
-        if (holdout >= 1)
-            throw UsageError("--holdout must be in (0,1)");
+    } else if (holdout != 0) {
+        if (!(holdout > 0 && holdout < 1))
+            throw UsageError("--holdout must be in [0,1)");
         auto [tr, ev] = splitTrace(trace, 1.0 - holdout);
         c.trace = std::move(tr);
         c.evalTrace = std::move(ev);
     } else {
         c.trace = std::move(trace);
     }
-    const double validation = a.getDouble("validation", 0.0);
-    if (validation > 0) {
-        if (validation >= 1)
-            throw UsageError("--validation must be in (0,1)");
+    const double validation = a.getDouble("validation", 0.2);
+    if (validation != 0) {
+        if (!(validation > 0 && validation < 1))
+            throw UsageError("--validation must be in [0,1)");
         auto [tr, va] = splitTrace(c.trace, 1.0 - validation);
         c.trace = std::move(tr);
         c.validTrace = std::move(va);
@@ -360,9 +362,10 @@ struct ArgvCapture {
 } g_capture;
 
 CliCommand c1("train",
-              "--policy das|da|da+mc|da+rwgp --cluster C --trace FILE --seed S --out CKPT [--iterations N] "
-              "[--eval-trace FILE | --holdout F] [--validation F] [--resume CKPT] [--curve CSV] : MAPPO training "
-              "(--validation: keep the best policy on the last F of the training jobs)",
+              "--policy das|da|da+mc|da+rwgp --cluster C --trace FILE --seed S --out CKPT [--iterations 30] "
+              "[--eval-trace FILE | --holdout 0.3] [--validation 0.2] [--eval-every 2] [--resume CKPT] [--curve CSV] "
+              ": MAPPO training (--holdout: evaluate on the last F of the trace, never trained on; --validation: "
+              "keep the best policy on the last F of the training jobs; 0 turns either off)",
               &cmdTrain);
 CliCommand c2("reproduce",
               "--trace FILE [--clusters das-small,das-medium,das-large] [--seeds 1,2,3] [--holdout 0.3] "

@@ -116,7 +116,7 @@ private Q_SLOTS:
     {
         const QString ck = tmp("t.sscp"), curve = tmp("t.csv");
         const QStringList common = {"train", "--policy", "das", "--cluster", "das-case", "--trace", kSmallTrace,
-                                    "--holdout", "0.3", "--iterations", "3", "--episode-jobs", "40", "--eval-every",
+                                    "--holdout", "0.3", "--validation", "0", "--iterations", "3", "--episode-jobs", "40", "--eval-every",
                                     "1", "--seed", "4"};
         const Result r = cli(common + QStringList{"--out", ck, "--curve", curve});
         QCOMPARE(r.code, 0);
@@ -140,6 +140,12 @@ private Q_SLOTS:
         const QByteArray first = readAll(ck);
         QCOMPARE(cli(common + QStringList{"--out", ck, "--curve", curve}).code, 0);
         QCOMPARE(readAll(ck), first);
+        // Defaults: the last 30 % held out (60 of 200 jobs), the last 20 % of the rest validates.
+        const Result d = cli({"train", "--policy", "das", "--cluster", "das-case", "--trace", kSmallTrace,
+                              "--iterations", "2", "--episode-jobs", "40", "--out", tmp("d.sscp")});
+        QCOMPARE(d.code, 0);
+        QVERIFY2(d.err.contains("(60 jobs, mean of 3 perf seeds)"), d.err.constData());
+        QVERIFY2(d.out.contains("the best on the validation slice (28 jobs)"), d.out.constData());
         // `run` accepts what `train` wrote.
         const Result run = cli({"run", "--policy", "das", "--cluster", "das-case", "--trace", kCaseTrace,
                                 "--checkpoint", ck});
