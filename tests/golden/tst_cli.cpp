@@ -1,20 +1,14 @@
 // The real schedstudio-cli binary, as a user meets it: policies, run --json, compare, generate, errors.
 #include <QtTest>
 
+#include "../clirun.h"
+
 namespace {
-struct Result {
-    int code = -1;
-    QByteArray out, err;
-};
+using Result = sstest::CliResult;
 
 Result cli(const QStringList& args)
 {
-    QProcess p;
-    p.setWorkingDirectory(QStringLiteral(SS_SOURCE_DIR));
-    p.start(QStringLiteral(SS_CLI), args);
-    p.waitForFinished(120000);
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
-            p.readAllStandardError()};
+    return sstest::runCli(args);
 }
 
 const QString kSample = QStringLiteral("sample-traces/das-small-200.csv");

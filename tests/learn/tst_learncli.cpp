@@ -3,20 +3,14 @@
 // and a learning curve that `run` accepts, and `reproduce` prints the 13-row table.
 #include <QtTest>
 
+#include "../clirun.h"
+
 namespace {
-struct Result {
-    int code = -1;
-    QByteArray out, err;
-};
+using Result = sstest::CliResult;
 
 Result cli(const QStringList& args)
 {
-    QProcess p;
-    p.setWorkingDirectory(QStringLiteral(SS_SOURCE_DIR));
-    p.start(QStringLiteral(SS_CLI), args);
-    p.waitForFinished(300000);
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
-            p.readAllStandardError()};
+    return sstest::runCli(args, 300000);
 }
 
 QByteArray readAll(const QString& path)
