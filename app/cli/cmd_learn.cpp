@@ -141,18 +141,7 @@ int cmdTrain(Args& a)
         std::fprintf(stderr, "held-out before training: mean JCT %.2f min, mean fee $%.3f (%zu jobs, mean of %d perf seeds)\n",
                      j0, f0, cfg.evalTrace.jobs.size(), cfg.evalReplicas);
         // The bar to beat, on the same jobs and perf seeds (the README's "time to beat FIFO-FirstFit").
-        double fj = 0, ff = 0;
-        for (int k = 0; k < cfg.evalReplicas; ++k) {
-            RunSpec spec;
-            spec.policy = "fifo+firstfit";
-            spec.config.seed = cfg.seed + uint64_t(k) * 7919u;
-            spec.config.perf = cfg.perf;
-            const RunOutput o = runSimulation(cfg.cluster, cfg.evalTrace, spec);
-            fj += o.summary.meanJctMin;
-            ff += o.summary.meanFeeUsd;
-        }
-        fifoJct = fj / cfg.evalReplicas;
-        fifoFee = ff / cfg.evalReplicas;
+        std::tie(fifoJct, fifoFee) = tr.evaluateBaseline("fifo+firstfit", cfg.evalTrace);
         std::fprintf(stderr, "held-out fifo+firstfit:  mean JCT %.2f min, mean fee $%.3f (same jobs and perf seeds)\n",
                      fifoJct, fifoFee);
     }

@@ -10,6 +10,7 @@
 
 #include "learn/nets.h"
 #include "metrics/metrics.h"
+#include "sim/runner.h"
 
 namespace ss::learn {
 
@@ -80,7 +81,7 @@ struct Trainer::Impl {
         const int R = std::max(1, cfg.evalReplicas);
         double jct = 0, fee = 0;
         for (int k = 0; k < R; ++k) {
-            auto [j, f] = runEval(trace, nullptr, cfg.seed + uint64_t(k) * 7919u, false);
+            auto [j, f] = runEval(trace, nullptr, cfg.evalSeed(k), false);
             jct += j;
             fee += f;
         }
@@ -160,6 +161,22 @@ std::pair<double, double> Trainer::evaluate(const Trace& trace) const
     torch::NoGradGuard ng;
     // Held-out evaluation acts on the means (no exploration noise), as `run --policy das` does by default.
     return d->evalMean(trace);
+}
+
+std::pair<double, double> Trainer::evaluateBaseline(const std::string& policy, const Trace& trace) const
+{
+    const int R = std::max(1, d->cfg.evalReplicas);
+    double jct = 0, fee = 0;
+    for (int k = 0; k < R; ++k) {
+        RunSpec spec;
+        spec.policy = policy;
+        spec.config.seed = d->cfg.evalSeed(k);
+        spec.config.perf = d->cfg.perf;
+        const RunOutput o = runSimulation(d->cfg.cluster, trace, spec);
+        jct += o.summary.meanJctMin;
+        fee += o.summary.meanFeeUsd;
+    }
+    return {jct / R, fee / R};
 }
 
 bool Trainer::step()

@@ -31,6 +31,9 @@ struct TrainConfig {
     /// seed (machine biases, per-placement fluctuation): one run of a few hundred jobs swings by +-15 % on
     /// near-tie choices, which would make both the curve and early stopping a lottery.
     int evalReplicas = 3;
+    /// Perf-model seed of evaluation replica k (the same for the policy, the baselines it is compared with,
+    /// and a `run` that checks it).
+    uint64_t evalSeed(int k) const { return seed + uint64_t(k) * 7919u; }
     int ppoEpochs = 4;
     int minibatch = 256;          ///< decisions per PPO minibatch
     double lr = 5e-4;
@@ -91,6 +94,8 @@ public:
     TrainStats lastStats() const;
     /// Held-out mean JCT (minutes) and fee of the current policy (deterministic: mean actions).
     std::pair<double, double> evaluate(const Trace& trace) const;
+    /// The same figures for a registered policy (e.g. "fifo+firstfit") on the same perf seeds: the bar to beat.
+    std::pair<double, double> evaluateBaseline(const std::string& policy, const Trace& trace) const;
     /// Iteration of the policy save() writes: the best on validTrace, or the current one (-1 = no selection).
     int bestIteration() const;
     /// Writes a versioned checkpoint (throws std::runtime_error on I/O failure).

@@ -67,7 +67,7 @@ std::string errorOf(const std::function<void()>& f)
     return {};
 }
 
-/// Mean JCT and fee of a checkpoint over the trainer's evaluation replicas (perf seeds seed + k*7919), through
+/// Mean JCT and fee of a checkpoint over the trainer's evaluation replicas (TrainConfig::evalSeed), through
 /// the ordinary run path: what Trainer::evaluate must report.
 std::pair<double, double> runMean(const TrainConfig& cfg, const Trace& trace, const std::string& checkpoint)
 {
@@ -76,7 +76,7 @@ std::pair<double, double> runMean(const TrainConfig& cfg, const Trace& trace, co
         RunSpec spec;
         spec.policy = "das";
         spec.options.checkpoint = checkpoint;
-        spec.config.seed = cfg.seed + uint64_t(k) * 7919u;
+        spec.config.seed = cfg.evalSeed(k);
         spec.config.perf = cfg.perf;
         spec.config.checkInvariants = true;
         const RunOutput out = runSimulation(cfg.cluster, trace, spec);
