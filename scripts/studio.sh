@@ -9,7 +9,8 @@ cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$BUILD" -j"$(nproc)"
 SCENARIO=sample-traces/das-case.scenario.json
 if [ "${1:-}" != "--headless" ] && [ -x "$BUILD/app/gui/schedstudio" ] && [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
-  exec "$BUILD/app/gui/schedstudio" --scenario "$SCENARIO" --run --goto-decision 12 --view heatmaps
+  # Decision 30: DAS places a job there, so both the priority and the affinity heatmaps have data.
+  exec "$BUILD/app/gui/schedstudio" --scenario "$SCENARIO" --run --goto-decision 30 --view heatmaps
 fi
 echo "(no display or GUI: running the scenario headless)"
 exec "$BUILD/app/schedstudio-cli" compare --trace sample-traces/das-case.csv --cluster das-case \
