@@ -1,7 +1,11 @@
 // The learned policies as a user meets them through the real schedstudio-cli binary: the shipped checkpoint
 // runs by default, the loader's errors reach the user as one line naming the file, `train` writes a checkpoint
 // and a learning curve that `run` accepts, and `reproduce` prints the 13-row table.
+#include <QRegularExpression>
 #include <QtTest>
+
+#include <algorithm>
+#include <cmath>
 
 #include "../clirun.h"
 
@@ -124,22 +128,40 @@ private Q_SLOTS:
         QVERIFY(lines[0].startsWith("# schedstudio-cli train"));
         const int columns = int(lines[1].split(',').size());
         QCOMPARE(columns, 17);
+        double sum = 0, lo = 1e300, hi = 0;
         for (int i = 2; i < 5; ++i) {
             const QList<QByteArray> f = lines[i].split(',');
             QCOMPARE(int(f.size()), columns);
             QCOMPARE(f[0].toInt(), i - 1);
-            QVERIFY(f[9].toDouble() > 0); // held-out JCT every iteration (--eval-every 1)
+            const double h = f[9].toDouble();
+            QVERIFY(h > 0); // held-out JCT every iteration (--eval-every 1)
+            sum += h;
+            lo = std::min(lo, h);
+            hi = std::max(hi, h);
         }
+        // The summary of the whole held-out curve: mean and range of the three evaluations after the start.
+        const QRegularExpression along(
+            "held-out JCT along training \\(3 evaluations\\): mean ([0-9.]+) min .* range ([0-9.]+) to ([0-9.]+) min");
+        const QRegularExpressionMatch m = along.match(QString::fromUtf8(r.out));
+        QVERIFY2(m.hasMatch(), r.out.constData());
+        QVERIFY(std::abs(m.captured(1).toDouble() - sum / 3) < 0.01);
+        QVERIFY(std::abs(m.captured(2).toDouble() - lo) < 0.01);
+        QVERIFY(std::abs(m.captured(3).toDouble() - hi) < 0.01);
         // Deterministic for a seed: the same command writes the same file (the command is in its header).
         const QByteArray first = readAll(ck);
         QCOMPARE(cli(common + QStringList{"--out", ck, "--curve", curve}).code, 0);
         QCOMPARE(readAll(ck), first);
-        // Defaults: the last 30 % held out (60 of 200 jobs), the last 20 % of the rest validates.
-        const Result d = cli({"train", "--policy", "das", "--cluster", "das-case", "--trace", kSmallTrace,
-                              "--iterations", "2", "--episode-jobs", "40", "--out", tmp("d.sscp")});
+        // Defaults: the last 30 % held out (60 of 200 jobs), no validation slice, the last iteration written.
+        const QStringList dflt = {"train", "--policy", "das", "--cluster", "das-case", "--trace", kSmallTrace,
+                                  "--iterations", "2", "--episode-jobs", "40", "--out", tmp("d.sscp")};
+        const Result d = cli(dflt);
         QCOMPARE(d.code, 0);
         QVERIFY2(d.err.contains("(60 jobs, mean of 3 perf seeds)"), d.err.constData());
-        QVERIFY2(d.out.contains("the best on the validation slice (28 jobs)"), d.out.constData());
+        QVERIFY2(!d.err.contains("validation") && d.out.contains("written policy (iteration 2)"), d.out.constData());
+        // --validation F: the last F of the training side (28 of the other 140 jobs) picks the iteration written.
+        const Result v = cli(dflt + QStringList{"--validation", "0.2"});
+        QCOMPARE(v.code, 0);
+        QVERIFY2(v.out.contains("the best on the validation slice (28 jobs)"), v.out.constData());
         // `run` accepts what `train` wrote.
         const Result run = cli({"run", "--policy", "das", "--cluster", "das-case", "--trace", kCaseTrace,
                                 "--checkpoint", ck});
@@ -149,13 +171,17 @@ private Q_SLOTS:
 
     void reproducePrintsTheTable()
     {
-        const QString md = tmp("table.md");
-        const Result r = cli({"reproduce", "--trace", kSmallTrace, "--holdout", "0.3", "--clusters", "das-case",
+        // The cluster comes as a file (what-if clusters are files): its column is named by the cluster's name,
+        // and the DAS variants' scratch checkpoints must not be named after the path.
+        const QString md = tmp("table.md"), clusterFile = tmp("case cluster.json");
+        QCOMPARE(cli({"convert", "das-case", clusterFile}).code, 0);
+        const Result r = cli({"reproduce", "--trace", kSmallTrace, "--holdout", "0.3", "--clusters", clusterFile,
                               "--seeds", "1", "--iterations", "1", "--episode-jobs", "40", "--out", md});
-        QCOMPARE(r.code, 0);
+        QVERIFY2(r.code == 0, r.err.constData());
         QVERIFY(r.out.contains("evaluate 60 jobs"));
         const QList<QByteArray> lines = readAll(md).trimmed().split('\n');
         QCOMPARE(lines.size(), 15); // header, rule, 13 policies
+        QVERIFY2(lines[0].startsWith("| Policy | das-case JCT | das-case Fee |"), lines[0].constData());
         const char* expected[] = {"FIFO-FirstFit", "FIFO-LoadBalance", "DRF-FirstFit", "DRF-LoadBalance", "Tetris",
                                   "MALO", "MOSA", "DL2", "RIFLING", "DA", "DA+MC", "DA+RWGP", "DAS"};
         for (int i = 0; i < 13; ++i) {
