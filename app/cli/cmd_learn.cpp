@@ -301,6 +301,15 @@ int cmdReproduce(Args& a)
                 spec.config.seed = seed;
                 spec.config.perf = perf;
                 std::string ckpt;
+                // The scratch checkpoint goes when this seed is done, also when training or the run throws.
+                struct RemoveOnExit {
+                    std::string& path;
+                    ~RemoveOnExit()
+                    {
+                        if (!path.empty())
+                            std::remove(path.c_str());
+                    }
+                } removeCkpt{ckpt};
                 if (policy == "das" || policy == "da" || policy == "da+mc" || policy == "da+rwgp") {
                     learn::TrainConfig c;
                     c.policy = policy;
@@ -325,8 +334,6 @@ int cmdReproduce(Args& a)
                 RunOutput o = runSimulation(cluster, eval, spec);
                 jct += o.summary.meanJctMin;
                 fee += o.summary.meanFeeUsd;
-                if (!ckpt.empty())
-                    std::remove(ckpt.c_str());
             }
             res[label][cname] = {jct / double(seeds.size()), fee / double(seeds.size())};
             std::fprintf(stderr, "%s on %s: JCT %.2f min, fee $%.3f\n", label.c_str(), shown[cname].c_str(),
