@@ -205,15 +205,12 @@ int cmdTrain(Args& a)
         // One evaluation of a few hundred jobs moves by several per cent between neighbouring iterations (near-tie
         // choices reshuffle whole queues), so the written policy's figure alone says little: the mean and range
         // of every evaluation after the start show whether training moved the policy beyond that spread.
-        double sum = 0, lo = 0, hi = 0;
+        double sum = 0, lo = HUGE_VAL, hi = -HUGE_VAL;
         int n = 0;
-        for (const auto& [it, v] : heldOut) {
-            if (it == 0)
-                continue;
-            sum += v.first;
-            lo = n ? std::min(lo, v.first) : v.first;
-            hi = n ? std::max(hi, v.first) : v.first;
-            ++n;
+        for (auto it = std::next(heldOut.begin()); it != heldOut.end(); ++it, ++n) { // [0] is the start
+            sum += it->second.first;
+            lo = std::min(lo, it->second.first);
+            hi = std::max(hi, it->second.first);
         }
         const double b = heldOut[0].first, m = sum / n;
         std::printf("held-out JCT along training (%d evaluations): mean %.2f min (%+.1f %% vs before training), "

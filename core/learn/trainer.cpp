@@ -75,17 +75,24 @@ struct Trainer::Impl {
         return w;
     }
 
-    /// Mean JCT and fee of the deterministic policy over cfg.evalReplicas perf-model seeds.
-    std::pair<double, double> evalMean(const Trace& trace) const
+    /// Mean (JCT, fee) of run(seed) over the cfg.evalReplicas evaluation perf-model seeds.
+    template <class Run>
+    std::pair<double, double> overReplicas(Run run) const
     {
         const int R = std::max(1, cfg.evalReplicas);
         double jct = 0, fee = 0;
         for (int k = 0; k < R; ++k) {
-            auto [j, f] = runEval(trace, nullptr, cfg.evalSeed(k), false);
+            const auto [j, f] = run(cfg.evalSeed(k));
             jct += j;
             fee += f;
         }
         return {jct / R, fee / R};
+    }
+
+    /// Mean JCT and fee of the deterministic policy over cfg.evalReplicas perf-model seeds.
+    std::pair<double, double> evalMean(const Trace& trace) const
+    {
+        return overReplicas([&](uint64_t seed) { return runEval(trace, nullptr, seed, false); });
     }
 
     std::pair<double, double> runEval(const Trace& trace, Episode* collect, uint64_t seed, bool sample) const
@@ -165,18 +172,14 @@ std::pair<double, double> Trainer::evaluate(const Trace& trace) const
 
 std::pair<double, double> Trainer::evaluateBaseline(const std::string& policy, const Trace& trace) const
 {
-    const int R = std::max(1, d->cfg.evalReplicas);
-    double jct = 0, fee = 0;
-    for (int k = 0; k < R; ++k) {
+    return d->overReplicas([&](uint64_t seed) {
         RunSpec spec;
         spec.policy = policy;
-        spec.config.seed = d->cfg.evalSeed(k);
+        spec.config.seed = seed;
         spec.config.perf = d->cfg.perf;
         const RunOutput o = runSimulation(d->cfg.cluster, trace, spec);
-        jct += o.summary.meanJctMin;
-        fee += o.summary.meanFeeUsd;
-    }
-    return {jct / R, fee / R};
+        return std::make_pair(o.summary.meanJctMin, o.summary.meanFeeUsd);
+    });
 }
 
 bool Trainer::step()

@@ -28,6 +28,16 @@ using namespace ss::ui;
 
 static const QString kSample = QStringLiteral(SS_SOURCE_DIR "/sample-traces/das-case.scenario.json");
 
+/// Opens the sample scenario and waits for its runs; `shown` puts the window on screen first (views that lay out).
+static bool openSample(MainWindow& w, bool shown = false)
+{
+    if (shown) {
+        w.resize(1400, 900);
+        w.show();
+    }
+    return w.openScenario(kSample) && w.waitForIdle(20000);
+}
+
 class TestMainWindow : public QObject {
     Q_OBJECT
 private Q_SLOTS:
@@ -85,10 +95,7 @@ static std::vector<std::map<int, int>> fold(const DecisionLog& log, const Cluste
 void TestMainWindow::openRunAndStep()
 {
     MainWindow w;
-    w.resize(1400, 900);
-    w.show();
-    QVERIFY(w.openScenario(kSample));
-    QVERIFY(w.waitForIdle(20000));
+    QVERIFY(openSample(w, true));
     QVERIFY2(w.bannerText().isEmpty(), qPrintable(w.bannerText()));
     QVERIFY(w.trace());
     QCOMPARE(int(w.trace()->jobs.size()), 24);
@@ -219,8 +226,7 @@ void TestMainWindow::saveReopenKeepsEditedCluster()
 {
     QTemporaryDir dir;
     MainWindow w;
-    QVERIFY(w.openScenario(kSample));
-    QVERIFY(w.waitForIdle(20000));
+    QVERIFY(openSample(w));
     w.clusterDocument()->setMachinesGpus({0, 1}, 8);
     const std::string fp = w.clusterDocument()->spec().fingerprint();
     const QString p = dir.filePath(QStringLiteral("edited.scenario.json"));
@@ -235,8 +241,7 @@ void TestMainWindow::saveReopenKeepsEditedCluster()
 void TestMainWindow::cancelDropsResult()
 {
     MainWindow w;
-    QVERIFY(w.openScenario(kSample));
-    QVERIFY(w.waitForIdle(20000));
+    QVERIFY(openSample(w));
     const int before = w.history()->rowCount();
     QVERIFY(w.runScenario());
     // A second run supersedes the first: only its results may land.
@@ -248,8 +253,7 @@ void TestMainWindow::cancelDropsResult()
 void TestMainWindow::whatIfRunsOriginalAndChanged()
 {
     MainWindow w;
-    QVERIFY(w.openScenario(kSample));
-    QVERIFY(w.waitForIdle(20000));
+    QVERIFY(openSample(w));
     QVERIFY(!w.runWhatIf(QString(), 1.0, QString())); // nothing changed: refused with a message
     QVERIFY(w.bannerText().contains(QStringLiteral("What-if")));
     QVERIFY(w.runWhatIf(QStringLiteral("das-small"), 2.0, QString()));
@@ -271,10 +275,7 @@ void TestMainWindow::whatIfRunsOriginalAndChanged()
 void TestMainWindow::trainingPanelTrainsPausesAndStops()
 {
     MainWindow w;
-    w.resize(1400, 900);
-    w.show();
-    QVERIFY(w.openScenario(kSample));
-    QVERIFY(w.waitForIdle(20000));
+    QVERIFY(openSample(w, true));
     w.showView(QStringLiteral("training"));
     auto* panel = static_cast<TrainingPanel*>(w.trainingPanel());
     QVERIFY(panel);
