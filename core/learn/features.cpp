@@ -173,6 +173,30 @@ std::vector<GpuSlot> collectSlots(const SchedContext& ctx, int job, const std::v
     return slots;
 }
 
+int minMachinesFor(const SchedContext& ctx, int job)
+{
+    const Job& j = ctx.job(job);
+    if (j.fractional())
+        return 1;
+    const uint64_t mask = allowedTypes(ctx, job);
+    int biggest = 0;
+    for (const Machine& m : ctx.cluster().machines)
+        if (typeAllowed(mask, m.type))
+            biggest = std::max(biggest, m.gpus);
+    return biggest > 0 ? (j.wholeGpus() + biggest - 1) / biggest : 1;
+}
+
+int machinesSpanned(const ClusterSpec& cluster, const std::vector<GpuSlot>& slots)
+{
+    std::vector<int> ms;
+    for (const GpuSlot& g : slots) {
+        const int m = cluster.machineOfGpu(g.gpu);
+        if (std::find(ms.begin(), ms.end(), m) == ms.end())
+            ms.push_back(m);
+    }
+    return int(ms.size());
+}
+
 static double overheadFactor(const PerfConfig& p, int machines, int switches, int coRunners)
 {
     if (p.ideal)

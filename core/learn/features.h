@@ -32,6 +32,12 @@ void globalFeatures(const SchedContext& ctx, const std::vector<int>& queue, floa
 /// Whole-GPU jobs take free GPUs machine by machine; fractional jobs take the first GPU with the share free.
 std::vector<GpuSlot> collectSlots(const SchedContext& ctx, int job, const std::vector<int>& machineOrder);
 
+/// Fewest machines a whole-GPU job's demand can fit on: ceil(GPUs / GPUs of the biggest machine of an allowed
+/// type). 1 for fractional jobs.
+int minMachinesFor(const SchedContext& ctx, int job);
+/// Distinct machines a placement spans.
+int machinesSpanned(const ClusterSpec& cluster, const std::vector<GpuSlot>& slots);
+
 /// Normalised observed performance of a started job: realised rate over the rate predicted from the
 /// cluster spec (type speed) and the perf model's documented overhead knobs, without the hidden noise.
 double normalisedPerformance(const SchedContext& ctx, int job, const std::vector<GpuSlot>& slots, double rate,

@@ -126,8 +126,10 @@ torch::Tensor placeLogProb(const torch::Tensor& mu, const torch::Tensor& logScal
                            const torch::Tensor& linv, const torch::Tensor& mask);
 
 /// The DAS scheduler over a shared agent. With `collect`, it samples both agents and records experience;
-/// otherwise `sampleOrder`/`samplePlace` choose sampled vs mean actions.
+/// otherwise `sampleOrder`/`samplePlace` choose sampled vs mean actions. With `compact` (the default, [I]), a
+/// whole-GPU job whose walk down the placement agent's machine order would spread it over more machines than
+/// its GPU count needs stays queued instead (see minMachinesFor in features.h).
 std::unique_ptr<Scheduler> makeDasScheduler(std::shared_ptr<DasAgent> agent, Episode* collect,
-                                            bool sampleOrder, bool samplePlace, bool backfill);
+                                            bool sampleOrder, bool samplePlace, bool backfill, bool compact = true);
 
 } // namespace ss::learn

@@ -282,7 +282,10 @@ private Q_SLOTS:
     {
         // The heuristic-initialised skip paths: before any training the mean priorities follow shortest
         // remaining work first with aging (-3 log-remaining/6 + log-waited/5, features.cpp) up to the small
-        // network part, and a job that fits on one machine is placed on one machine.
+        // network part, a job that fits on one machine is placed on one machine, and the first job (empty
+        // cluster, all machines tied on fit) goes to the fastest type. Consolidate-or-wait (das.compact, on by
+        // default): no job of at most 4 GPUs is ever spread over the 4-GPU machines of das-small; with
+        // das.compact=0 some are.
         const ClusterSpec c = makeClusterPreset("das-small");
         const Trace tr = tinyTrace(150, 5, c.totalGpus());
         RunSpec spec;
@@ -292,8 +295,37 @@ private Q_SLOTS:
         spec.config.seed = 1;
         spec.config.recordDecisions = true;
         spec.keepDecisionLog = true;
+        auto spreadPlacements = [&](const RunOutput& o) {
+            int n = 0;
+            for (const DecisionRecord& r : o.log->records)
+                for (const PlacementRecord& p : r.placements) {
+                    std::set<int> ms;
+                    for (const GpuSlot& g : p.slots)
+                        ms.insert(c.machineOfGpu(g.gpu));
+                    n += ms.size() > 1;
+                }
+            return n;
+        };
         const RunOutput out = runSimulation(c, tr, spec);
         QVERIFY(out.log);
+        QCOMPARE(out.summary.finished, 150);
+        QCOMPARE(spreadPlacements(out), 0);
+        {
+            RunSpec loose = spec;
+            loose.options.params["das.compact"] = "0";
+            const RunOutput o2 = runSimulation(c, tr, loose);
+            QVERIFY(o2.log);
+            QVERIFY(spreadPlacements(o2) > 0);
+        }
+        for (const DecisionRecord& r : out.log->records) {
+            auto first = std::find_if(r.placements.begin(), r.placements.end(),
+                                      [](const PlacementRecord& p) { return !p.slots.empty(); });
+            if (first == r.placements.end())
+                continue;
+            const Machine& m = c.machines[size_t(c.machineOfGpu(first->slots[0].gpu))];
+            QCOMPARE(QString::fromStdString(c.types[size_t(m.type)].name), QStringLiteral("V100"));
+            break;
+        }
         // Replay GPU occupancy from the log so that a split placement only counts against the agent when some
         // machine had enough wholly free GPUs to host the job alone at that moment.
         std::vector<int> usedMilli(size_t(c.totalGpus()), 0);
