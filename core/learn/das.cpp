@@ -99,7 +99,7 @@ PlaceNetImpl::PlaceNetImpl(const AgentConfig& c)
     // and a machine the GP has seen run fast; among equals the fullest (best fit, keeps whole machines free for
     // big jobs). Before the speed, co-runner and GP terms the start was type-blind, and ties between empty
     // machines of different types fell to the random init of the MLP (one variant started on T4s, another on
-    // V100s). The weights were chosen on eight Philly windows other than the reproduction's held-out slice
+    // V100s). The weights were chosen on seven Philly windows other than the reproduction's held-out slice
     // (docs/REPRODUCTION.md "Consolidate or wait"). Learning moves all of them.
     skip->weight.zero_();
     skip->weight[0][0].fill_(-0.5);
@@ -681,7 +681,7 @@ private:
         std::vector<GpuSlot> slots = collectSlots(ctx, j, order);
         // [I] Consolidate or wait: a placement spread over more machines than the job needs pays the cross-machine
         // (and often cross-switch) slowdown for its whole run, in time and in fee; the job waits for room instead,
-        // as Tetris's jobs do. Measured on eight Philly windows other than the reproduction's held-out slice
+        // as Tetris's jobs do. Measured on seven Philly windows other than the reproduction's held-out slice
         // (docs/REPRODUCTION.md "Consolidate or wait"). Off with das.compact=0.
         if (m_compact && !slots.empty() && machinesSpanned(ctx.cluster(), slots) > minMachinesFor(ctx, j))
             slots.clear();

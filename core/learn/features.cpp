@@ -178,11 +178,7 @@ int minMachinesFor(const SchedContext& ctx, int job)
     const Job& j = ctx.job(job);
     if (j.fractional())
         return 1;
-    const uint64_t mask = allowedTypes(ctx, job);
-    int biggest = 0;
-    for (const Machine& m : ctx.cluster().machines)
-        if (typeAllowed(mask, m.type))
-            biggest = std::max(biggest, m.gpus);
+    const int biggest = ctx.cluster().maxGpusPerMachineOf(allowedTypes(ctx, job));
     return biggest > 0 ? (j.wholeGpus() + biggest - 1) / biggest : 1;
 }
 

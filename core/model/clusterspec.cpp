@@ -41,13 +41,25 @@ void ClusterSpec::finalize()
     m_gpuMachine.clear();
     m_totalGpus = 0;
     m_maxGpus = 0;
+    m_maxGpusOfType.assign(types.size(), 0);
     for (size_t m = 0; m < machines.size(); ++m) {
         m_gpuBase[m] = m_totalGpus;
         const int g = std::max(0, machines[m].gpus);
         m_totalGpus += g;
         m_maxGpus = std::max(m_maxGpus, g);
+        if (machines[m].type >= 0 && size_t(machines[m].type) < types.size())
+            m_maxGpusOfType[size_t(machines[m].type)] = std::max(m_maxGpusOfType[size_t(machines[m].type)], g);
         m_gpuMachine.insert(m_gpuMachine.end(), size_t(g), int(m));
     }
+}
+
+int ClusterSpec::maxGpusPerMachineOf(uint64_t typeMask) const
+{
+    int mx = 0;
+    for (size_t t = 0; t < m_maxGpusOfType.size() && t < 64; ++t)
+        if ((typeMask >> t) & 1ULL)
+            mx = std::max(mx, m_maxGpusOfType[t]);
+    return mx;
 }
 
 std::string ClusterSpec::validate() const

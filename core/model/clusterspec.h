@@ -55,6 +55,8 @@ public:
     int machineCount() const { return int(machines.size()); }
     int totalGpus() const { return m_totalGpus; }
     int maxGpusPerMachine() const { return m_maxGpus; }
+    /// GPUs of the biggest machine whose type is in `typeMask` (bit t = type t); 0 when none is.
+    int maxGpusPerMachineOf(uint64_t typeMask) const;
     /// Global index of the first GPU of machine m; GPUs of m are [gpuBase(m), gpuBase(m)+gpus).
     int gpuBase(int m) const { return m_gpuBase[size_t(m)]; }
     /// Machine owning global GPU g.
@@ -69,6 +71,7 @@ private:
     std::vector<int> m_gpuMachine;
     int m_totalGpus = 0;
     int m_maxGpus = 0;
+    std::vector<int> m_maxGpusOfType; ///< per type index
 };
 
 /// Built-in cluster presets: das-case, das-small, das-medium, das-large, gavel-108, tiresias-n32g4, alibaba-scale.

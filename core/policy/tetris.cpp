@@ -116,16 +116,9 @@ void TetrisScheduler::schedule(SchedContext& ctx)
         window.push_back(j);
         return int(window.size()) < m_window;
     });
-    // largest machine per GPU type: jobs bigger than every allowed machine must span
-    std::vector<int> maxOfType(cl.types.size(), 0);
-    for (const Machine& mc : cl.machines)
-        maxOfType[size_t(mc.type)] = std::max(maxOfType[size_t(mc.type)], mc.gpus);
+    // jobs bigger than every machine of their allowed types must span
     auto mustSpan = [&](int j) {
-        int mx = 0;
-        for (size_t t = 0; t < maxOfType.size() && t < 64; ++t)
-            if ((ctx.rt(j).typeMask >> t) & 1ULL)
-                mx = std::max(mx, maxOfType[t]);
-        return !ctx.job(j).fractional() && ctx.job(j).wholeGpus() > mx;
+        return !ctx.job(j).fractional() && ctx.job(j).wholeGpus() > cl.maxGpusPerMachineOf(ctx.rt(j).typeMask);
     };
     auto weightOn = [&](const std::vector<int>& cands, int m) {
         double sa = 0, sw = 0;

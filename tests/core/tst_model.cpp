@@ -51,6 +51,24 @@ private Q_SLOTS:
         QVERIFY(c.validate().find("unknown GPU type") != std::string::npos);
     }
 
+    void biggestMachinePerTypeMask()
+    {
+        // Alibaba mix: V100 machines have 8 GPUs, P100 and T4 machines 2 (Tetris and DAS decide by this which
+        // jobs must span machines).
+        const ClusterSpec c = makeClusterPreset("alibaba-scale");
+        const uint64_t v100 = 1ULL << c.typeIndex("V100"), p100 = 1ULL << c.typeIndex("P100"),
+                       t4 = 1ULL << c.typeIndex("T4");
+        QCOMPARE(c.maxGpusPerMachineOf(v100), 8);
+        QCOMPARE(c.maxGpusPerMachineOf(p100 | t4), 2);
+        QCOMPARE(c.maxGpusPerMachineOf(p100 | t4 | v100), 8);
+        QCOMPARE(c.maxGpusPerMachineOf(0), 0);
+        ClusterSpec d = makeClusterPreset("das-small");
+        d.machines[0].gpus = 6; // a V100 machine
+        d.finalize();
+        QCOMPARE(d.maxGpusPerMachineOf(1ULL << d.typeIndex("V100")), 6);
+        QCOMPARE(d.maxGpusPerMachineOf(1ULL << d.typeIndex("T4")), 4);
+    }
+
     void generatorIsDeterministicAndHitsLoad()
     {
         TraceGenConfig g;
