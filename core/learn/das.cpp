@@ -579,17 +579,11 @@ public:
 
         // --- placement agent, job by job in priority order
         double rewardSum = 0;
-        int acted = 0;
         for (int i : idx) {
             const int j = queue[size_t(i)];
-            if (!canFitNow(ctx, j)) {
-                ++acted;
-                if (!m_backfill)
-                    break;
-                continue;
-            }
-            ++acted;
-            std::vector<GpuSlot> slots = placeJob(ctx, j, jf.data() + size_t(i) * kJobFeatures, step);
+            std::vector<GpuSlot> slots;
+            if (canFitNow(ctx, j))
+                slots = placeJob(ctx, j, jf.data() + size_t(i) * kJobFeatures, step);
             if (slots.empty()) {
                 if (!m_backfill)
                     break;
@@ -614,7 +608,6 @@ public:
         }
         if (step)
             step->reward += rewardSum / kPenaltyNorm;
-        (void)acted;
         updatePendingWeight(ctx);
     }
 
@@ -629,6 +622,34 @@ private:
     double m_lastT = -1;
     double m_pendingWeight = 0;
     std::vector<float> m_machineIn, m_mfeat;
+
+    // A compact placement for a job wider than one machine whose walk down the agent's order spread, or none.
+    static std::vector<GpuSlot> compactWideJob(const SchedContext& ctx, int j, const std::vector<int>& order,
+                                               int fewest)
+    {
+        auto compact = [&](const std::vector<GpuSlot>& sl) {
+            return !sl.empty() && machinesSpanned(ctx.cluster(), sl) <= fewest;
+        };
+        const uint64_t mask = allowedTypes(ctx, j);
+        auto allowed = std::find_if(order.begin(), order.end(), [&](int m) {
+            return (mask >> ctx.cluster().machines[size_t(m)].type) & 1ULL;
+        });
+        if (allowed == order.end())
+            return {};
+        const double first = machineSpeed(ctx, *allowed); // the agent's first choice among allowed machines
+        std::vector<GpuSlot> fast = collectSlots(ctx, j, consolidatingOrder(ctx, j, order, first));
+        if (compact(fast))
+            return fast;
+        std::vector<GpuSlot> any = collectSlots(ctx, j, consolidatingOrder(ctx, j, order));
+        if (!compact(any))
+            return {};
+        // Delay or degrade: both ends predicted from the spec and the perf model's documented overheads.
+        const PerfConfig& pc = ctx.perf().config();
+        const double fastRun = ctx.rt(j).remainingAt(ctx.now()) / std::max(1e-9, first)
+            * (pc.ideal ? 1.0 : 1.0 + pc.crossMachine * (fewest - 1));
+        const double startNowEnds = ctx.now() + predictedRunSeconds(ctx, j, any);
+        return startNowEnds <= wholeMachinesFreeAt(ctx, j, first) + fastRun ? any : std::vector<GpuSlot>{};
+    }
 
     void updatePendingWeight(const SchedContext& ctx)
     {
@@ -680,11 +701,22 @@ private:
         std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return score(a) > score(b); });
         std::vector<GpuSlot> slots = collectSlots(ctx, j, order);
         // [I] Consolidate or wait: a placement spread over more machines than the job needs pays the cross-machine
-        // (and often cross-switch) slowdown for its whole run, in time and in fee; the job waits for room instead,
-        // as Tetris's jobs do. Measured on seven Philly windows other than the reproduction's held-out slice
-        // (docs/REPRODUCTION.md "Consolidate or wait"). Off with das.compact=0.
-        if (m_compact && !slots.empty() && machinesSpanned(ctx.cluster(), slots) > minMachinesFor(ctx, j))
+        // (and often cross-switch) slowdown for its whole run, in time and in fee, so such a job waits for room,
+        // as Tetris's jobs do. A job wider than one machine, whose walk down the agent's order spreads because the
+        // start packs (the walk begins on busy machines), first walks again over the machines at least as fast as
+        // the agent's first choice, those with the most room first; failing that, it starts compactly on slower
+        // machines when that is predicted to end no later than waiting for fast ones to drain (delay or degrade).
+        // Measured on seven Philly windows other than the reproduction's held-out slice (docs/REPRODUCTION.md
+        // "Consolidate or wait"). Off with das.compact=0.
+        bool held = false;
+        const int fewest = minMachinesFor(ctx, j);
+        auto spread = [&](const std::vector<GpuSlot>& sl) { return machinesSpanned(ctx.cluster(), sl) > fewest; };
+        if (m_compact && !slots.empty() && spread(slots)) {
             slots.clear();
+            if (fewest > 1)
+                slots = compactWideJob(ctx, j, order, fewest);
+            held = slots.empty();
+        }
 
         if (step) {
             PlaceSample ps;
@@ -717,7 +749,8 @@ private:
                     var[size_t(m)] = float(s * s * post->cov(m, m) / m_gp.params().priorVar);
             } else
                 var.assign(size_t(M), float(s * s));
-            ctx.recordPlacement(j, slots, std::move(aff), slots.empty() ? "no fit" : m_agent->cfg.variant,
+            ctx.recordPlacement(j, slots, std::move(aff),
+                                slots.empty() ? (held ? "waits: would spread" : "no fit") : m_agent->cfg.variant,
                                 std::move(var));
         }
         return slots;

@@ -201,26 +201,107 @@ static double overheadFactor(const PerfConfig& p, int machines, int switches, in
         * (1.0 + p.interference * coRunners);
 }
 
-double normalisedPerformance(const SchedContext& ctx, int job, const std::vector<GpuSlot>& slots, double rate,
-                             int coRunners)
+double machineSpeed(const SchedContext& ctx, int m)
+{
+    const ClusterSpec& c = ctx.cluster();
+    const PerfConfig& p = ctx.perf().config();
+    return (p.ideal || !p.typeSpeed) ? 1.0 : c.types[size_t(c.machines[size_t(m)].type)].speed;
+}
+
+std::vector<int> consolidatingOrder(const SchedContext& ctx, int job, const std::vector<int>& order, double minSpeed)
+{
+    const ClusterSpec& c = ctx.cluster();
+    const ClusterState& s = ctx.state();
+    std::vector<int> out;
+    for (int m : order)
+        if (machineSpeed(ctx, m) >= minSpeed)
+            out.push_back(m);
+    const int need = ctx.job(job).wholeGpus();
+    auto covers = [&](int m) { return s.freeGpus(m) >= std::min(need, c.machines[size_t(m)].gpus); };
+    std::stable_sort(out.begin(), out.end(), [&](int a, int b) {
+        const bool ca = covers(a), cb = covers(b);
+        if (ca != cb)
+            return ca;
+        return !ca && s.freeGpus(a) > s.freeGpus(b);
+    });
+    return out;
+}
+
+namespace {
+// Machines, switches and slowest GPU speed of a placement, and the most jobs already on one of its machines.
+struct Shape {
+    int machines = 0, switches = 0, coRunners = 0;
+    double minSpeed = kInf;
+};
+Shape shapeOf(const SchedContext& ctx, const std::vector<GpuSlot>& slots)
 {
     const ClusterSpec& c = ctx.cluster();
     std::vector<int> ms, sws;
-    double minSpeed = 1e300;
+    Shape sh;
     for (const GpuSlot& g : slots) {
         const int m = c.machineOfGpu(g.gpu);
-        if (std::find(ms.begin(), ms.end(), m) == ms.end())
+        if (std::find(ms.begin(), ms.end(), m) == ms.end()) {
             ms.push_back(m);
+            sh.coRunners = std::max(sh.coRunners, ctx.state().jobsOnMachine(m));
+        }
         const int sw = c.machines[size_t(m)].sw;
         if (std::find(sws.begin(), sws.end(), sw) == sws.end())
             sws.push_back(sw);
-        const PerfConfig& p = ctx.perf().config();
-        const double sp = (p.ideal || !p.typeSpeed) ? 1.0 : c.types[size_t(c.machines[size_t(m)].type)].speed;
-        minSpeed = std::min(minSpeed, sp);
+        sh.minSpeed = std::min(sh.minSpeed, machineSpeed(ctx, m));
     }
-    if (ms.empty() || !(minSpeed > 0))
+    sh.machines = int(ms.size());
+    sh.switches = int(sws.size());
+    return sh;
+}
+} // namespace
+
+double predictedRunSeconds(const SchedContext& ctx, int job, const std::vector<GpuSlot>& slots)
+{
+    const Shape sh = shapeOf(ctx, slots);
+    if (sh.machines == 0 || !(sh.minSpeed > 0))
+        return kInf;
+    return ctx.rt(job).remainingAt(ctx.now())
+        * overheadFactor(ctx.perf().config(), sh.machines, sh.switches, sh.coRunners) / sh.minSpeed;
+}
+
+double wholeMachinesFreeAt(const SchedContext& ctx, int job, double minSpeed)
+{
+    const ClusterSpec& c = ctx.cluster();
+    const uint64_t mask = allowedTypes(ctx, job);
+    std::vector<double> freeAt(size_t(c.machineCount()), ctx.now());
+    for (int r : ctx.runningJobs()) {
+        const JobRuntime& rt = ctx.rt(r);
+        const double end = rt.rate > 0 ? ctx.now() + rt.remainingAt(ctx.now()) / rt.rate : kInf;
+        for (const GpuSlot& g : rt.slots) {
+            double& f = freeAt[size_t(c.machineOfGpu(g.gpu))];
+            f = std::max(f, end);
+        }
+    }
+    std::vector<int> cand;
+    for (int m = 0; m < c.machineCount(); ++m)
+        if (typeAllowed(mask, c.machines[size_t(m)].type) && machineSpeed(ctx, m) >= minSpeed)
+            cand.push_back(m);
+    std::sort(cand.begin(), cand.end(), [&](int a, int b) {
+        if (freeAt[size_t(a)] != freeAt[size_t(b)])
+            return freeAt[size_t(a)] < freeAt[size_t(b)];
+        return c.machines[size_t(a)].gpus > c.machines[size_t(b)].gpus;
+    });
+    int need = ctx.job(job).wholeGpus();
+    for (int m : cand) {
+        need -= c.machines[size_t(m)].gpus;
+        if (need <= 0)
+            return freeAt[size_t(m)];
+    }
+    return kInf;
+}
+
+double normalisedPerformance(const SchedContext& ctx, int job, const std::vector<GpuSlot>& slots, double rate,
+                             int coRunners)
+{
+    const Shape sh = shapeOf(ctx, slots);
+    if (sh.machines == 0 || !(sh.minSpeed > 0))
         return 1.0;
-    const double predicted = minSpeed / overheadFactor(ctx.perf().config(), int(ms.size()), int(sws.size()), coRunners);
+    const double predicted = sh.minSpeed / overheadFactor(ctx.perf().config(), sh.machines, sh.switches, coRunners);
     return predicted > 0 ? rate / predicted : 1.0;
 }
 

@@ -37,6 +37,19 @@ std::vector<GpuSlot> collectSlots(const SchedContext& ctx, int job, const std::v
 int minMachinesFor(const SchedContext& ctx, int job);
 /// Distinct machines a placement spans.
 int machinesSpanned(const ClusterSpec& cluster, const std::vector<GpuSlot>& slots);
+/// The fallback walk for a compact placement of whole-GPU `job`: the machines of `order` (with `minSpeed`, only
+/// those whose type is at least that fast), those whose free GPUs cover the demand (or all of the machine)
+/// first, then the rest by free GPUs, most first; `order` breaks ties.
+std::vector<int> consolidatingOrder(const SchedContext& ctx, int job, const std::vector<int>& order,
+                                    double minSpeed = 0);
+/// Relative speed of machine m's GPU type (1 when the perf model ignores types).
+double machineSpeed(const SchedContext& ctx, int m);
+/// Predicted wall seconds `job` would run on `slots`: its remaining work over the slowest GPU's speed, slowed by
+/// the perf model's documented cross-machine, cross-switch and co-runner overheads (no hidden noise).
+double predictedRunSeconds(const SchedContext& ctx, int job, const std::vector<GpuSlot>& slots);
+/// Earliest time at which machines of speed >= minSpeed, emptied of their running jobs at those jobs' predicted
+/// ends (no new arrivals), would hold whole-GPU `job` on the fewest machines; infinity when they never could.
+double wholeMachinesFreeAt(const SchedContext& ctx, int job, double minSpeed);
 
 /// Normalised observed performance of a started job: realised rate over the rate predicted from the
 /// cluster spec (type speed) and the perf model's documented overhead knobs, without the hidden noise.

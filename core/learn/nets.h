@@ -128,7 +128,9 @@ torch::Tensor placeLogProb(const torch::Tensor& mu, const torch::Tensor& logScal
 /// The DAS scheduler over a shared agent. With `collect`, it samples both agents and records experience;
 /// otherwise `sampleOrder`/`samplePlace` choose sampled vs mean actions. With `compact` (the default, [I]), a
 /// whole-GPU job whose walk down the placement agent's machine order would spread it over more machines than
-/// its GPU count needs stays queued instead (see minMachinesFor in features.h).
+/// its GPU count needs stays queued instead; a job wider than one machine first tries a compact walk over
+/// machines as fast as the agent's first choice, then a compact start on slower machines when that is predicted
+/// to end no later than waiting (see minMachinesFor, consolidatingOrder and wholeMachinesFreeAt in features.h).
 std::unique_ptr<Scheduler> makeDasScheduler(std::shared_ptr<DasAgent> agent, Episode* collect,
                                             bool sampleOrder, bool samplePlace, bool backfill, bool compact = true);
 

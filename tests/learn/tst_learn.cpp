@@ -340,6 +340,101 @@ private Q_SLOTS:
         QCOMPARE(placed, 150);
     }
 
+    void wideJobTakesWholeFastMachines()
+    {
+        // Consolidate or wait, for a job wider than a machine: on das-case (4 V100 + 4 P100 machines of 4 GPUs)
+        // two 1-GPU jobs of 10 hours are running on V100s when an 8-GPU job arrives. The untrained placement
+        // start prefers the fullest V100 machine first, so the walk down its order would spread the job over
+        // three machines; instead of waiting 10 hours for those to drain, it starts at once on two whole V100
+        // machines (the fallback walk over machines as fast as the agent's first choice). With das.compact=0 it
+        // is spread.
+        const ClusterSpec c = makeClusterPreset("das-case");
+        Trace t;
+        t.name = "two+wide";
+        for (int i = 0; i < 3; ++i) {
+            Job j;
+            j.id = i;
+            j.submit = i * 60.0;
+            j.gpus = i < 2 ? 1 : 8;
+            j.duration = 36000;
+            t.jobs.push_back(j);
+        }
+        RunSpec spec;
+        spec.policy = "das";
+        spec.options.checkpoint = "";
+        spec.options.params["das.untrained"] = "1";
+        spec.config.seed = 1;
+        spec.config.recordDecisions = true;
+        spec.keepDecisionLog = true;
+        auto wide = [&](const RunSpec& s, std::vector<GpuSlot>* slots) {
+            const RunOutput o = runSimulation(c, t, s);
+            for (const DecisionRecord& r : o.log->records)
+                for (const PlacementRecord& p : r.placements)
+                    if (p.job == 2 && !p.slots.empty())
+                        *slots = p.slots;
+            return o.jobs[2];
+        };
+        std::vector<GpuSlot> slots;
+        const JobRecord w = wide(spec, &slots);
+        QCOMPARE(w.start, w.submit);
+        QCOMPARE(w.machines, 2);
+        for (const GpuSlot& g : slots)
+            QCOMPARE(QString::fromStdString(c.types[size_t(c.machines[size_t(c.machineOfGpu(g.gpu))].type)].name),
+                     QStringLiteral("V100"));
+        RunSpec loose = spec;
+        loose.options.params["das.compact"] = "0";
+        QVERIFY(wide(loose, &slots).machines > 2);
+    }
+
+    void wideJobDelaysOrDegrades()
+    {
+        // All four V100 machines of das-case busy (an 8-GPU, a 4-GPU and two 1-GPU jobs, landed there by the
+        // speed-aware start) when an 8-GPU job of 2 reference-hours arrives; the P100 machines are empty. When the
+        // V100 jobs end 10 minutes later, waiting for two V100 machines ends sooner than running on P100s now: the
+        // wide job waits and lands on V100s. When they run 10 hours, it starts at once on two P100 machines.
+        const ClusterSpec c = makeClusterPreset("das-case");
+        auto typeOf = [&](const GpuSlot& g) {
+            return QString::fromStdString(c.types[size_t(c.machines[size_t(c.machineOfGpu(g.gpu))].type)].name);
+        };
+        for (const double blockers : {600.0, 36000.0}) {
+            Trace t;
+            t.name = "busy-v100+wide";
+            const int gpus[] = {8, 4, 1, 1, 8};
+            for (int i = 0; i < 5; ++i) {
+                Job j;
+                j.id = i;
+                j.submit = i * 10.0;
+                j.gpus = gpus[i];
+                j.duration = i < 4 ? blockers : 7200;
+                t.jobs.push_back(j);
+            }
+            RunSpec spec;
+            spec.policy = "das";
+            spec.options.checkpoint = "";
+            spec.options.params["das.untrained"] = "1";
+            spec.config.seed = 1;
+            spec.config.recordDecisions = true;
+            spec.keepDecisionLog = true;
+            const RunOutput o = runSimulation(c, t, spec);
+            std::vector<QString> types(5);
+            for (const DecisionRecord& r : o.log->records)
+                for (const PlacementRecord& p : r.placements)
+                    if (!p.slots.empty())
+                        types[size_t(p.job)] = typeOf(p.slots[0]);
+            for (int i = 0; i < 4; ++i)
+                QCOMPARE(types[size_t(i)], QStringLiteral("V100"));
+            const JobRecord& w = o.jobs[4];
+            QCOMPARE(w.machines, 2);
+            if (blockers < 3600) {
+                QVERIFY(w.start > w.submit);
+                QCOMPARE(types[4], QStringLiteral("V100"));
+            } else {
+                QCOMPARE(w.start, w.submit);
+                QCOMPARE(types[4], QStringLiteral("P100"));
+            }
+        }
+    }
+
     void placementRewardIgnoresTimeAlreadyWaited()
     {
         // Two identical jobs, one submitted an hour before the other. At the second arrival both wait; the same

@@ -56,6 +56,14 @@ private Q_SLOTS:
         QVERIFY2(r.err.contains("das: checkpoint") && r.err.contains("das-das-case.sscp"), r.err.constData());
         QVERIFY2(!r.err.contains("warning"), r.err.constData());
         QVERIFY(r.out.contains("jobs          24 (finished 24"));
+        // What a new user sees first: on the bundled sample the shipped DAS is faster than FIFO-FirstFit (48.04 min,
+        // tests/golden) and DRF-FirstFit (39.78) and cheaper than both ($3.072, $2.879). It was the slowest of
+        // the headless table (51.17 min) while its 8-GPU job waited for a compact walk (REPRODUCTION.md).
+        const QList<QByteArray> jct = summaryLine(r.out, "JCT (min)").simplified().split(' ');
+        const QList<QByteArray> fee = summaryLine(r.out, "fee ($)").simplified().split(' ');
+        QVERIFY(jct.size() > 3 && fee.size() > 3);
+        QVERIFY2(jct[3].toDouble() > 0 && jct[3].toDouble() < 39.78, jct[3].constData());
+        QVERIFY2(fee[3].toDouble() > 0 && fee[3].toDouble() < 2.879, fee[3].constData());
         // The shipped policy is not the untrained start: where queues form, their decisions differ.
         const Result t = cli({"run", "--policy", "das", "--cluster", "das-case", "--trace", kSmallTrace});
         const Result u = cli({"run", "--policy", "das", "--cluster", "das-case", "--trace", kSmallTrace, "--param",
