@@ -1,4 +1,5 @@
 // core/learn: RWGP algebra, checkpoints, determinism of training, and every learned policy end to end.
+#include <array>
 #include <QTest>
 
 #include <cmath>
@@ -48,6 +49,52 @@ TrainConfig tinyConfig(const std::string& policy, uint64_t seed)
     c.dModel = 16;
     c.heads = 2;
     return c;
+}
+
+// A hand-written trace: one job per {GPUs, submit s, duration s}, ids in order.
+Trace handTrace(const std::vector<std::array<double, 3>>& jobs)
+{
+    Trace t;
+    t.name = "hand";
+    for (size_t i = 0; i < jobs.size(); ++i) {
+        Job j;
+        j.id = int64_t(i);
+        j.gpus = jobs[i][0];
+        j.submit = jobs[i][1];
+        j.duration = jobs[i][2];
+        t.jobs.push_back(j);
+    }
+    return t;
+}
+
+// One job's record and the GPU types of its placement, under the untrained DAS (das.compact as given).
+struct WideRun {
+    JobRecord rec;
+    QStringList types;
+};
+WideRun runWide(const ClusterSpec& c, const Trace& t, int job, const char* compact = "1")
+{
+    RunSpec spec;
+    spec.policy = "das";
+    spec.options.checkpoint = "";
+    spec.options.params["das.untrained"] = "1";
+    spec.options.params["das.compact"] = compact;
+    spec.config.seed = 1;
+    spec.config.recordDecisions = true;
+    spec.keepDecisionLog = true;
+    const RunOutput o = runSimulation(c, t, spec);
+    WideRun w;
+    w.rec = o.jobs[size_t(job)];
+    for (const DecisionRecord& r : o.log->records)
+        for (const PlacementRecord& p : r.placements)
+            if (p.job == job)
+                for (const GpuSlot& g : p.slots) {
+                    const int type = c.machines[size_t(c.machineOfGpu(g.gpu))].type;
+                    const QString name = QString::fromStdString(c.types[size_t(type)].name);
+                    if (!w.types.contains(name))
+                        w.types << name;
+                }
+    return w;
 }
 
 std::string tmpPath(const char* name)
@@ -349,41 +396,12 @@ private Q_SLOTS:
         // machines (the fallback walk over machines as fast as the agent's first choice). With das.compact=0 it
         // is spread.
         const ClusterSpec c = makeClusterPreset("das-case");
-        Trace t;
-        t.name = "two+wide";
-        for (int i = 0; i < 3; ++i) {
-            Job j;
-            j.id = i;
-            j.submit = i * 60.0;
-            j.gpus = i < 2 ? 1 : 8;
-            j.duration = 36000;
-            t.jobs.push_back(j);
-        }
-        RunSpec spec;
-        spec.policy = "das";
-        spec.options.checkpoint = "";
-        spec.options.params["das.untrained"] = "1";
-        spec.config.seed = 1;
-        spec.config.recordDecisions = true;
-        spec.keepDecisionLog = true;
-        auto wide = [&](const RunSpec& s, std::vector<GpuSlot>* slots) {
-            const RunOutput o = runSimulation(c, t, s);
-            for (const DecisionRecord& r : o.log->records)
-                for (const PlacementRecord& p : r.placements)
-                    if (p.job == 2 && !p.slots.empty())
-                        *slots = p.slots;
-            return o.jobs[2];
-        };
-        std::vector<GpuSlot> slots;
-        const JobRecord w = wide(spec, &slots);
-        QCOMPARE(w.start, w.submit);
-        QCOMPARE(w.machines, 2);
-        for (const GpuSlot& g : slots)
-            QCOMPARE(QString::fromStdString(c.types[size_t(c.machines[size_t(c.machineOfGpu(g.gpu))].type)].name),
-                     QStringLiteral("V100"));
-        RunSpec loose = spec;
-        loose.options.params["das.compact"] = "0";
-        QVERIFY(wide(loose, &slots).machines > 2);
+        const Trace t = handTrace({{1, 0, 36000}, {1, 60, 36000}, {8, 120, 36000}});
+        const WideRun w = runWide(c, t, 2);
+        QCOMPARE(w.rec.start, w.rec.submit);
+        QCOMPARE(w.rec.machines, 2);
+        QCOMPARE(w.types, QStringList({QStringLiteral("V100")}));
+        QVERIFY(runWide(c, t, 2, "0").rec.machines > 2);
     }
 
     void wideJobDelaysOrDegrades()
@@ -393,44 +411,19 @@ private Q_SLOTS:
         // V100 jobs end 10 minutes later, waiting for two V100 machines ends sooner than running on P100s now: the
         // wide job waits and lands on V100s. When they run 10 hours, it starts at once on two P100 machines.
         const ClusterSpec c = makeClusterPreset("das-case");
-        auto typeOf = [&](const GpuSlot& g) {
-            return QString::fromStdString(c.types[size_t(c.machines[size_t(c.machineOfGpu(g.gpu))].type)].name);
-        };
         for (const double blockers : {600.0, 36000.0}) {
-            Trace t;
-            t.name = "busy-v100+wide";
-            const int gpus[] = {8, 4, 1, 1, 8};
-            for (int i = 0; i < 5; ++i) {
-                Job j;
-                j.id = i;
-                j.submit = i * 10.0;
-                j.gpus = gpus[i];
-                j.duration = i < 4 ? blockers : 7200;
-                t.jobs.push_back(j);
-            }
-            RunSpec spec;
-            spec.policy = "das";
-            spec.options.checkpoint = "";
-            spec.options.params["das.untrained"] = "1";
-            spec.config.seed = 1;
-            spec.config.recordDecisions = true;
-            spec.keepDecisionLog = true;
-            const RunOutput o = runSimulation(c, t, spec);
-            std::vector<QString> types(5);
-            for (const DecisionRecord& r : o.log->records)
-                for (const PlacementRecord& p : r.placements)
-                    if (!p.slots.empty())
-                        types[size_t(p.job)] = typeOf(p.slots[0]);
+            const Trace t = handTrace(
+                {{8, 0, blockers}, {4, 10, blockers}, {1, 20, blockers}, {1, 30, blockers}, {8, 40, 7200}});
             for (int i = 0; i < 4; ++i)
-                QCOMPARE(types[size_t(i)], QStringLiteral("V100"));
-            const JobRecord& w = o.jobs[4];
-            QCOMPARE(w.machines, 2);
+                QCOMPARE(runWide(c, t, i).types, QStringList({QStringLiteral("V100")}));
+            const WideRun w = runWide(c, t, 4);
+            QCOMPARE(w.rec.machines, 2);
             if (blockers < 3600) {
-                QVERIFY(w.start > w.submit);
-                QCOMPARE(types[4], QStringLiteral("V100"));
+                QVERIFY(w.rec.start > w.rec.submit);
+                QCOMPARE(w.types, QStringList({QStringLiteral("V100")}));
             } else {
-                QCOMPARE(w.start, w.submit);
-                QCOMPARE(types[4], QStringLiteral("P100"));
+                QCOMPARE(w.rec.start, w.rec.submit);
+                QCOMPARE(w.types, QStringList({QStringLiteral("P100")}));
             }
         }
     }
