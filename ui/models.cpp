@@ -439,11 +439,21 @@ void QueueModel::setDecision(std::shared_ptr<const Trace> trace, std::shared_ptr
     m_trace = std::move(trace);
     m_log = std::move(log);
     m_record = record;
-    m_placedOk.clear();
+    m_outcome.clear();
     if (const DecisionRecord* r = rec())
-        for (const PlacementRecord& p : r->placements)
-            if (!p.slots.empty())
-                m_placedOk.push_back(p.job);
+        for (const PlacementRecord& p : r->placements) {
+            // A job may be tried more than once in a decision; a placement wins over a failed try.
+            auto it = std::find_if(m_outcome.begin(), m_outcome.end(), [&](const Outcome& o) { return o.job == p.job; });
+            const bool ok = !p.slots.empty();
+            Outcome o{p.job, ok,
+                      ok                 ? tr("yes")
+                      : p.reason.empty() ? tr("no")
+                                         : tr("no: %1").arg(QString::fromStdString(p.reason))};
+            if (it == m_outcome.end())
+                m_outcome.push_back(std::move(o));
+            else if (ok)
+                *it = std::move(o);
+        }
     endResetModel();
 }
 
@@ -472,7 +482,8 @@ QVariant QueueModel::data(const QModelIndex& index, int role) const
     if (!checkIndex(index, CheckIndexOption::IndexIsValid) || !r)
         return {};
     const ScoredJob& sj = r->queue[size_t(index.row())];
-    const bool placed = std::find(m_placedOk.begin(), m_placedOk.end(), sj.job) != m_placedOk.end();
+    auto outcome = std::find_if(m_outcome.begin(), m_outcome.end(), [&](const Outcome& o) { return o.job == sj.job; });
+    const bool placed = outcome != m_outcome.end() && outcome->placed;
     if (role == JobIndexRole)
         return sj.job;
     if (role == Qt::FontRole && placed) {
@@ -497,7 +508,7 @@ QVariant QueueModel::data(const QModelIndex& index, int role) const
     case Priority: return sort ? QVariant(double(sj.priority)) : QVariant(QString::number(sj.priority, 'g', 4));
     case PriorityStd:
         return std::isnan(sj.priorityStd) ? QVariant() : QVariant(QString::number(sj.priorityStd, 'g', 3));
-    case Placed: return placed ? tr("yes") : QString();
+    case Placed: return outcome != m_outcome.end() ? outcome->text : QString();
     }
     return {};
 }

@@ -126,7 +126,12 @@ private:
     std::shared_ptr<const Trace> m_trace;
     std::shared_ptr<const DecisionLog> m_log;
     int m_record = -1;
-    std::vector<int> m_placedOk;
+    struct Outcome {
+        int job;
+        bool placed;
+        QString text; ///< "yes", or why not (the policy's reason)
+    };
+    std::vector<Outcome> m_outcome; ///< per job tried at this decision
     const DecisionRecord* rec() const;
 };
 

@@ -213,6 +213,25 @@ void TestModels::queueModel()
     QCOMPARE(m.rowCount(), int(r.queue.size()));
     QCOMPARE(m.index(0, QueueModel::Priority).data(SortRole).toDouble(), double(r.queue[0].priority));
     QCOMPARE(m.index(1, QueueModel::Job).data().toString(), QString::number(trace->jobs[size_t(r.queue[1].job)].id));
+    // The Placed column says why a tried job did not start (the policy's reason), and nothing for untried ones.
+    auto log = std::make_shared<DecisionLog>(*run->out->log);
+    DecisionRecord& edited = log->records[size_t(withQueue)];
+    edited.placements.clear();
+    PlacementRecord held;
+    held.job = r.queue[0].job;
+    held.reason = "waits: would spread";
+    edited.placements.push_back(held);
+    m.setDecision(trace, log, withQueue);
+    QCOMPARE(m.index(0, QueueModel::Placed).data().toString(), QStringLiteral("no: waits: would spread"));
+    QVERIFY(!m.index(0, QueueModel::Placed).data(Qt::FontRole).isValid());
+    QCOMPARE(m.index(1, QueueModel::Placed).data().toString(), QString());
+    PlacementRecord placed = held;
+    placed.slots = {GpuSlot{0, 1000}};
+    placed.reason = "sjf";
+    edited.placements.push_back(placed);
+    m.setDecision(trace, log, withQueue);
+    QCOMPARE(m.index(0, QueueModel::Placed).data().toString(), QStringLiteral("yes"));
+    QVERIFY(m.index(0, QueueModel::Placed).data(Qt::FontRole).value<QFont>().bold());
     m.setDecision(trace, run->out->log, -1);
     QCOMPARE(m.rowCount(), 0);
 }
