@@ -474,9 +474,9 @@ namespace {
 class DasScheduler : public Scheduler {
 public:
     DasScheduler(std::shared_ptr<DasAgent> agent, Episode* collect, bool sampleOrder, bool samplePlace, bool backfill,
-                 bool compact)
+                 bool compact, WideJobs wide)
         : m_agent(std::move(agent)), m_collect(collect), m_sampleOrder(sampleOrder || collect),
-          m_samplePlace(samplePlace || collect), m_backfill(backfill), m_compact(compact)
+          m_samplePlace(samplePlace || collect), m_backfill(backfill), m_compact(compact), m_wide(wide)
     {
     }
     std::string name() const override { return m_agent->cfg.variant; }
@@ -617,6 +617,7 @@ private:
     std::shared_ptr<DasAgent> m_agent;
     Episode* m_collect;
     bool m_sampleOrder, m_samplePlace, m_backfill, m_compact;
+    WideJobs m_wide;
     int m_M = 0;
     RwgpState m_gp;
     double m_lastT = -1;
@@ -625,7 +626,7 @@ private:
 
     // A compact placement for a job wider than one machine whose walk down the agent's order spread, or none.
     static std::vector<GpuSlot> compactWideJob(const SchedContext& ctx, int j, const std::vector<int>& order,
-                                               int fewest)
+                                               int fewest, bool delayOrDegrade)
     {
         auto compact = [&](const std::vector<GpuSlot>& sl) {
             return !sl.empty() && machinesSpanned(ctx.cluster(), sl) <= fewest;
@@ -640,6 +641,8 @@ private:
         std::vector<GpuSlot> fast = collectSlots(ctx, j, consolidatingOrder(ctx, j, order, first));
         if (compact(fast))
             return fast;
+        if (!delayOrDegrade)
+            return {};
         std::vector<GpuSlot> any = collectSlots(ctx, j, consolidatingOrder(ctx, j, order));
         if (!compact(any))
             return {};
@@ -713,8 +716,8 @@ private:
         auto spread = [&](const std::vector<GpuSlot>& sl) { return machinesSpanned(ctx.cluster(), sl) > fewest; };
         if (m_compact && !slots.empty() && spread(slots)) {
             slots.clear();
-            if (fewest > 1)
-                slots = compactWideJob(ctx, j, order, fewest);
+            if (fewest > 1 && m_wide != WideJobs::Wait)
+                slots = compactWideJob(ctx, j, order, fewest, m_wide == WideJobs::DelayOrDegrade);
             held = slots.empty();
         }
 
@@ -760,9 +763,10 @@ private:
 } // namespace
 
 std::unique_ptr<Scheduler> makeDasScheduler(std::shared_ptr<DasAgent> agent, Episode* collect, bool sampleOrder,
-                                            bool samplePlace, bool backfill, bool compact)
+                                            bool samplePlace, bool backfill, bool compact, WideJobs wide)
 {
-    return std::make_unique<DasScheduler>(std::move(agent), collect, sampleOrder, samplePlace, backfill, compact);
+    return std::make_unique<DasScheduler>(std::move(agent), collect, sampleOrder, samplePlace, backfill, compact,
+                                          wide);
 }
 
 CheckpointInfo readCheckpointInfo(const std::string& path)
@@ -799,6 +803,17 @@ void announceCheckpoint(const std::string& path, const CheckpointMeta& meta)
     std::fprintf(stderr, "%s: checkpoint %s (trained on %s, seed %llu, %d iterations, %lld decisions)\n",
                  meta.agent.variant.c_str(), path.c_str(), meta.clusterName.c_str(),
                  static_cast<unsigned long long>(meta.seed), meta.iterations, static_cast<long long>(meta.envSteps));
+}
+
+WideJobs wideJobsParam(const std::string& v)
+{
+    if (v == "wait")
+        return WideJobs::Wait;
+    if (v == "fast")
+        return WideJobs::Fast;
+    if (v == "degrade")
+        return WideJobs::DelayOrDegrade;
+    throw std::invalid_argument("das.wide must be wait, fast or degrade, not '" + v + "'");
 }
 
 // Resolves the checkpoint at reset (the cluster is known only then) and forwards to DasScheduler.
@@ -849,7 +864,7 @@ public:
         agent->order->eval();
         m_inner = makeDasScheduler(agent, nullptr, m_opts.param("das.sample_order", "0") == "1",
                                    m_opts.param("das.sample_place", "0") == "1", m_opts.backfill,
-                                   m_opts.param("das.compact", "1") != "0");
+                                   m_opts.param("das.compact", "1") != "0", wideJobsParam(m_opts.param("das.wide", "degrade")));
         m_inner->reset(setup);
     }
     void schedule(SchedContext& ctx) override { m_inner->schedule(ctx); }

@@ -131,7 +131,11 @@ torch::Tensor placeLogProb(const torch::Tensor& mu, const torch::Tensor& logScal
 /// its GPU count needs stays queued instead; a job wider than one machine first tries a compact walk over
 /// machines as fast as the agent's first choice, then a compact start on slower machines when that is predicted
 /// to end no later than waiting (see minMachinesFor, consolidatingOrder and wholeMachinesFreeAt in features.h).
+/// `wide` picks the rule for a job wider than one machine (`--param das.wide=wait|fast|degrade`): just wait, also
+/// try the compact walk over machines as fast as the agent's first choice, or also delay or degrade (default).
+enum class WideJobs { Wait, Fast, DelayOrDegrade };
 std::unique_ptr<Scheduler> makeDasScheduler(std::shared_ptr<DasAgent> agent, Episode* collect,
-                                            bool sampleOrder, bool samplePlace, bool backfill, bool compact = true);
+                                            bool sampleOrder, bool samplePlace, bool backfill, bool compact = true,
+                                            WideJobs wide = WideJobs::DelayOrDegrade);
 
 } // namespace ss::learn

@@ -72,13 +72,14 @@ struct WideRun {
     JobRecord rec;
     QStringList types;
 };
-WideRun runWide(const ClusterSpec& c, const Trace& t, int job, const char* compact = "1")
+WideRun runWide(const ClusterSpec& c, const Trace& t, int job, const char* compact = "1", const char* wide = "degrade")
 {
     RunSpec spec;
     spec.policy = "das";
     spec.options.checkpoint = "";
     spec.options.params["das.untrained"] = "1";
     spec.options.params["das.compact"] = compact;
+    spec.options.params["das.wide"] = wide;
     spec.config.seed = 1;
     spec.config.recordDecisions = true;
     spec.keepDecisionLog = true;
@@ -402,6 +403,9 @@ private Q_SLOTS:
         QCOMPARE(w.rec.machines, 2);
         QCOMPARE(w.types, QStringList({QStringLiteral("V100")}));
         QVERIFY(runWide(c, t, 2, "0").rec.machines > 2);
+        const WideRun waited = runWide(c, t, 2, "1", "wait"); // the rule before the second walk
+        QVERIFY(waited.rec.start >= 36000); // until the 1-GPU jobs end
+        QCOMPARE(waited.rec.machines, 2);
     }
 
     void wideJobDelaysOrDegrades()
@@ -424,6 +428,10 @@ private Q_SLOTS:
             } else {
                 QCOMPARE(w.rec.start, w.rec.submit);
                 QCOMPARE(w.types, QStringList({QStringLiteral("P100")}));
+                // das.wide=fast stops after the walk over V100s: it waits the 10 hours.
+                const WideRun fast = runWide(c, t, 4, "1", "fast");
+                QVERIFY(fast.rec.start >= blockers);
+                QCOMPARE(fast.types, QStringList({QStringLiteral("V100")}));
             }
         }
     }

@@ -64,6 +64,10 @@ private Q_SLOTS:
         QVERIFY(jct.size() > 3 && fee.size() > 3);
         QVERIFY2(jct[3].toDouble() > 0 && jct[3].toDouble() < 39.78, jct[3].constData());
         QVERIFY2(fee[3].toDouble() > 0 && fee[3].toDouble() < 2.879, fee[3].constData());
+        const Result bad = cli({"run", "--policy", "das", "--cluster", "das-case", "--trace", kCaseTrace, "--param",
+                                "das.wide=sometimes"});
+        QVERIFY(bad.code != 0);
+        QVERIFY2(bad.err.contains("das.wide must be wait, fast or degrade, not 'sometimes'"), bad.err.constData());
         // The shipped policy is not the untrained start: where queues form, their decisions differ.
         const Result t = cli({"run", "--policy", "das", "--cluster", "das-case", "--trace", kSmallTrace});
         const Result u = cli({"run", "--policy", "das", "--cluster", "das-case", "--trace", kSmallTrace, "--param",
