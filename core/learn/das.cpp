@@ -632,9 +632,8 @@ private:
             return !sl.empty() && machinesSpanned(ctx.cluster(), sl) <= fewest;
         };
         const uint64_t mask = allowedTypes(ctx, j);
-        auto allowed = std::find_if(order.begin(), order.end(), [&](int m) {
-            return (mask >> ctx.cluster().machines[size_t(m)].type) & 1ULL;
-        });
+        auto allowed = std::find_if(order.begin(), order.end(),
+                                    [&](int m) { return typeAllowed(mask, ctx.cluster().machines[size_t(m)].type); });
         if (allowed == order.end())
             return {};
         const double first = machineSpeed(ctx, *allowed); // the agent's first choice among allowed machines
@@ -646,12 +645,11 @@ private:
         std::vector<GpuSlot> any = collectSlots(ctx, j, consolidatingOrder(ctx, j, order));
         if (!compact(any))
             return {};
-        // Delay or degrade: both ends predicted from the spec and the perf model's documented overheads.
-        const PerfConfig& pc = ctx.perf().config();
-        const double fastRun = ctx.rt(j).remainingAt(ctx.now()) / std::max(1e-9, first)
-            * (pc.ideal ? 1.0 : 1.0 + pc.crossMachine * (fewest - 1));
+        // Delay or degrade: both ends predicted from the spec and the perf model's documented overheads (the fast
+        // machines once drained: `fewest` of them, one switch, no co-runners).
+        const double waitEnds = wholeMachinesFreeAt(ctx, j, first) + predictedRunSeconds(ctx, j, first, fewest);
         const double startNowEnds = ctx.now() + predictedRunSeconds(ctx, j, any);
-        return startNowEnds <= wholeMachinesFreeAt(ctx, j, first) + fastRun ? any : std::vector<GpuSlot>{};
+        return startNowEnds <= waitEnds ? any : std::vector<GpuSlot>{};
     }
 
     void updatePendingWeight(const SchedContext& ctx)

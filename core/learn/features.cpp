@@ -10,7 +10,7 @@ uint64_t allowedTypes(const SchedContext& ctx, int job)
     return ctx.rt(job).typeMask;
 }
 
-static bool typeAllowed(uint64_t mask, int type)
+bool typeAllowed(uint64_t mask, int type)
 {
     return type >= 64 || ((mask >> type) & 1ULL);
 }
@@ -255,13 +255,18 @@ Shape shapeOf(const SchedContext& ctx, const std::vector<GpuSlot>& slots)
 }
 } // namespace
 
+double predictedRunSeconds(const SchedContext& ctx, int job, double speed, int machines, int switches, int coRunners)
+{
+    if (machines == 0 || !(speed > 0))
+        return kInf;
+    return ctx.rt(job).remainingAt(ctx.now()) * overheadFactor(ctx.perf().config(), machines, switches, coRunners)
+        / speed;
+}
+
 double predictedRunSeconds(const SchedContext& ctx, int job, const std::vector<GpuSlot>& slots)
 {
     const Shape sh = shapeOf(ctx, slots);
-    if (sh.machines == 0 || !(sh.minSpeed > 0))
-        return kInf;
-    return ctx.rt(job).remainingAt(ctx.now())
-        * overheadFactor(ctx.perf().config(), sh.machines, sh.switches, sh.coRunners) / sh.minSpeed;
+    return predictedRunSeconds(ctx, job, sh.minSpeed, sh.machines, sh.switches, sh.coRunners);
 }
 
 double wholeMachinesFreeAt(const SchedContext& ctx, int job, double minSpeed)

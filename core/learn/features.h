@@ -16,6 +16,8 @@ constexpr int kFeatureVersion = 2; ///< 2: linear skip paths (heuristic-initiali
 
 /// GPU types a job may use, as a bit mask over ClusterSpec::types.
 uint64_t allowedTypes(const SchedContext& ctx, int job);
+/// Whether GPU type index `type` is in `mask` (types past the mask's 64 bits are always allowed).
+bool typeAllowed(uint64_t mask, int type);
 /// Whole GPUs of allowed types free now (fractional jobs: 1 when some GPU has the share free, else 0).
 int freeForJob(const SchedContext& ctx, int job);
 /// Whether the job could be placed right now on some set of free GPUs.
@@ -47,6 +49,9 @@ double machineSpeed(const SchedContext& ctx, int m);
 /// Predicted wall seconds `job` would run on `slots`: its remaining work over the slowest GPU's speed, slowed by
 /// the perf model's documented cross-machine, cross-switch and co-runner overheads (no hidden noise).
 double predictedRunSeconds(const SchedContext& ctx, int job, const std::vector<GpuSlot>& slots);
+/// The same for a placement of the given shape: slowest GPU speed, machines, switches, co-runners.
+double predictedRunSeconds(const SchedContext& ctx, int job, double speed, int machines, int switches = 1,
+                           int coRunners = 0);
 /// Earliest time at which machines of speed >= minSpeed, emptied of their running jobs at those jobs' predicted
 /// ends (no new arrivals), would hold whole-GPU `job` on the fewest machines; infinity when they never could.
 double wholeMachinesFreeAt(const SchedContext& ctx, int job, double minSpeed);
