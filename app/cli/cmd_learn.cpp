@@ -223,6 +223,63 @@ int cmdTrain(Args& a)
     return 0;
 }
 
+std::pair<double, double> meanOverSlices(const std::vector<std::pair<double, double>>& v)
+{
+    double j = 0, f = 0;
+    for (const auto& [a, b] : v) {
+        j += a;
+        f += b;
+    }
+    return {j / double(v.size()), f / double(v.size())};
+}
+
+/// One more evaluation slice of `reproduce`: the same trace, filters and load scale, another --window.
+struct EvalSlice {
+    std::string label;
+    Trace trace;
+};
+
+/// --eval-windows A:B,C:D,...: evaluation slices besides the held-out one. One slice of a few hundred jobs cannot
+/// separate policies a few per cent apart (near-tie choices reshuffle whole queues), so the table can also be
+/// scored on several windows. Each must lie outside --window, whose jobs train (or are held out): no evaluation job
+/// is seen in training.
+std::vector<EvalSlice> evalWindowsFromArgs(Args& a)
+{
+    const std::vector<std::string> items = splitList(a.get("eval-windows"));
+    if (items.empty())
+        return {};
+    const TraceReadOptions ro = traceReadOptionsFromArgs(a);
+    const TraceTransform base = traceTransformFromArgs(a);
+    if (base.windowStart <= 0 && base.windowEnd < 0)
+        throw UsageError("--eval-windows needs --window: without it every job of the trace is a training or "
+                         "held-out job");
+    const double trainEnd = base.windowEnd < 0 ? HUGE_VAL : base.windowEnd;
+    const std::string path = a.require("trace");
+    const Trace raw = readTrace(path, ro);
+    std::vector<EvalSlice> out;
+    for (const std::string& w : items) {
+        TraceTransform t = base;
+        try {
+            std::tie(t.windowStart, t.windowEnd) = TraceTransform::parseRange(w);
+        } catch (const std::exception& e) {
+            throw UsageError("--eval-windows: bad window '" + w + "' (" + e.what() + "); expected e.g. 600h:604.2h");
+        }
+        const double end = t.windowEnd < 0 ? HUGE_VAL : t.windowEnd;
+        if (!(end > t.windowStart))
+            throw UsageError("--eval-windows: window '" + w + "' is empty");
+        if (t.windowStart < trainEnd && end > base.windowStart)
+            throw UsageError("--eval-windows: window '" + w + "' overlaps --window " + a.get("window")
+                             + " (its jobs train the learned policies)");
+        Trace x = raw;
+        applyTransforms(x, t);
+        if (x.jobs.empty())
+            throw IoError(path, 0, "", "--eval-windows: no jobs in window " + w + " after the filters");
+        x.name = raw.name + "[" + w + "]";
+        out.push_back({w, std::move(x)});
+    }
+    return out;
+}
+
 int cmdReproduce(Args& a)
 {
     const std::vector<std::string> clusters = splitList(a.get("clusters", "das-small,das-medium,das-large"));
@@ -244,6 +301,7 @@ int cmdReproduce(Args& a)
     if (loadGpus < 0)
         throw UsageError("--load-per-gpus must be >= 0");
     Trace full = loadTraceFromArgs(a, true);
+    const std::vector<EvalSlice> windows = evalWindowsFromArgs(a);
     a.finish();
     auto [trainAll, evalBase] = splitTrace(full, 1.0 - holdout);
     // Early stopping picks among training iterations on a validation slice cut from the END of the training
@@ -260,8 +318,11 @@ int cmdReproduce(Args& a)
         {"RIFLING", "rifling"},             {"DA", "da"},
         {"DA+MC", "da+mc"},                 {"DA+RWGP", "da+rwgp"},
         {"DAS", "das"}};
+    const size_t kBaselines = 9; // the rows before DA
     const auto names = schedulerNames();
-    std::map<std::string, std::map<std::string, std::pair<double, double>>> res; // row -> cluster -> (jct, fee)
+    // row -> cluster -> per evaluation slice (0: the held-out one, then --eval-windows) -> (jct, fee), seed means
+    std::map<std::string, std::map<std::string, std::vector<std::pair<double, double>>>> res;
+    const size_t nSlices = 1 + windows.size();
     std::string scaleNote;
     // Columns are named by the cluster's own name (a cluster file's path would make a poor header), and the
     // scratch checkpoints carry the process id so that reproduce runs side by side never share one.
@@ -281,7 +342,10 @@ int cmdReproduce(Args& a)
                 j.submit /= rate; // every part starts at t = 0, so this scales inter-arrival times only
             return t;
         };
-        const Trace train = scaled(trainBase), valid = scaled(validBase), eval = scaled(evalBase);
+        const Trace train = scaled(trainBase), valid = scaled(validBase);
+        std::vector<Trace> evals{scaled(evalBase)};
+        for (const EvalSlice& w : windows)
+            evals.push_back(scaled(w.trace));
         if (loadGpus > 0) {
             char buf[96];
             std::snprintf(buf, sizeof buf, "%s%s arrival rate x%.3g", scaleNote.empty() ? "" : ", ", shown[cname].c_str(),
@@ -291,7 +355,7 @@ int cmdReproduce(Args& a)
         for (const auto& [label, policy] : rows) {
             if (std::find(names.begin(), names.end(), policy) == names.end())
                 continue;
-            double jct = 0, fee = 0;
+            std::vector<std::pair<double, double>> sums(nSlices, {0.0, 0.0});
             for (uint64_t seed : seeds) {
                 RunSpec spec;
                 spec.policy = policy;
@@ -328,42 +392,101 @@ int cmdReproduce(Args& a)
                     tr.save(ckpt);
                     spec.options.checkpoint = ckpt;
                 }
-                RunOutput o = runSimulation(cluster, eval, spec);
-                jct += o.summary.meanJctMin;
-                fee += o.summary.meanFeeUsd;
+                for (size_t k = 0; k < nSlices; ++k) {
+                    RunOutput o = runSimulation(cluster, evals[k], spec);
+                    sums[k].first += o.summary.meanJctMin;
+                    sums[k].second += o.summary.meanFeeUsd;
+                }
             }
-            res[label][cname] = {jct / double(seeds.size()), fee / double(seeds.size())};
-            std::fprintf(stderr, "%s on %s: JCT %.2f min, fee $%.3f\n", label.c_str(), shown[cname].c_str(),
-                         res[label][cname].first, res[label][cname].second);
+            for (auto& [j, f] : sums) {
+                j /= double(seeds.size());
+                f /= double(seeds.size());
+            }
+            res[label][cname] = sums;
+            std::fprintf(stderr, "%s on %s: JCT %.2f min, fee $%.3f", label.c_str(), shown[cname].c_str(),
+                         sums[0].first, sums[0].second);
+            if (nSlices > 1) {
+                const auto [mj, mf] = meanOverSlices(sums);
+                std::fprintf(stderr, "; over %zu slices JCT %.2f min, fee $%.3f", nSlices, mj, mf);
+            }
+            std::fprintf(stderr, "\n");
         }
     }
-    std::string md = "| Policy |";
-    for (const auto& c : clusters)
-        md += " " + shown[c] + " JCT | " + shown[c] + " Fee |";
-    md += " Avg JCT | Avg Fee |\n|---|";
-    for (size_t i = 0; i < clusters.size() + 1; ++i)
-        md += "---|---|";
-    md += "\n";
-    for (const auto& [label, policy] : rows) {
-        if (!res.count(label))
-            continue;
-        char buf[64];
-        md += "| " + label + " |";
-        double sj = 0, sf = 0;
-        for (const auto& c : clusters) {
-            auto [j, f] = res[label][c];
-            sj += j;
-            sf += f;
-            std::snprintf(buf, sizeof buf, " %.3f | %.3f |", j, f);
-            md += buf;
+    // One table of mean JCT (min) and mean fee ($) per cluster, from `cell` (row, cluster) -> (jct, fee).
+    auto table = [&](auto cell) {
+        std::string t = "| Policy |";
+        for (const auto& c : clusters)
+            t += " " + shown[c] + " JCT | " + shown[c] + " Fee |";
+        t += " Avg JCT | Avg Fee |\n|---|";
+        for (size_t i = 0; i < clusters.size() + 1; ++i)
+            t += "---|---|";
+        t += "\n";
+        for (const auto& [label, policy] : rows) {
+            if (!res.count(label))
+                continue;
+            char buf[64];
+            t += "| " + label + " |";
+            double sj = 0, sf = 0;
+            for (const auto& c : clusters) {
+                auto [j, f] = cell(label, c);
+                sj += j;
+                sf += f;
+                std::snprintf(buf, sizeof buf, " %.3f | %.3f |", j, f);
+                t += buf;
+            }
+            std::snprintf(buf, sizeof buf, " %.3f | %.3f |\n", sj / double(clusters.size()),
+                          sf / double(clusters.size()));
+            t += buf;
         }
-        std::snprintf(buf, sizeof buf, " %.3f | %.3f |\n", sj / double(clusters.size()), sf / double(clusters.size()));
-        md += buf;
+        return t;
+    };
+    std::string md = table([&](const std::string& r, const std::string& c) { return res[r][c][0]; });
+    if (nSlices > 1) {
+        std::string list = "the held-out slice";
+        size_t jobs = evalBase.jobs.size();
+        for (const EvalSlice& w : windows) {
+            list += ", " + w.label;
+            jobs += w.trace.jobs.size();
+        }
+        md += "\nMean over " + std::to_string(nSlices) + " evaluation slices (" + list + "; " + std::to_string(jobs)
+              + " jobs), each slice weighing the same:\n\n";
+        md += table([&](const std::string& r, const std::string& c) { return meanOverSlices(res[r][c]); });
+        // A scale-free view: in how many slices a learned row is below every baseline.
+        md += "\nSlices where the row is below every baseline (JCT, fee):\n\n| Policy |";
+        for (const auto& c : clusters)
+            md += " " + shown[c] + " |";
+        md += "\n|---|";
+        for (size_t i = 0; i < clusters.size(); ++i)
+            md += "---|";
+        md += "\n";
+        for (size_t r = kBaselines; r < rows.size(); ++r) {
+            const std::string& label = rows[r].first;
+            if (!res.count(label))
+                continue;
+            md += "| " + label + " |";
+            for (const auto& c : clusters) {
+                int wj = 0, wf = 0;
+                for (size_t k = 0; k < nSlices; ++k) {
+                    double bj = HUGE_VAL, bf = HUGE_VAL;
+                    for (size_t b = 0; b < kBaselines; ++b)
+                        if (res.count(rows[b].first)) {
+                            bj = std::min(bj, res[rows[b].first][c][k].first);
+                            bf = std::min(bf, res[rows[b].first][c][k].second);
+                        }
+                    wj += res[label][c][k].first < bj;
+                    wf += res[label][c][k].second < bf;
+                }
+                md += " " + std::to_string(wj) + "/" + std::to_string(nSlices) + ", " + std::to_string(wf) + "/"
+                      + std::to_string(nSlices) + " |";
+            }
+            md += "\n";
+        }
     }
-    std::printf("trace %s: train %zu jobs (+%zu validation), evaluate %zu jobs; %zu seed(s); %d training iterations "
-                "per learned policy%s%s\n\n%s", full.name.c_str(), trainBase.jobs.size(), validBase.jobs.size(),
-                evalBase.jobs.size(), seeds.size(), iterations, scaleNote.empty() ? "" : "; ", scaleNote.c_str(),
-                md.c_str());
+    std::printf("trace %s: train %zu jobs (+%zu validation), evaluate %zu jobs%s; %zu seed(s); %d training "
+                "iterations per learned policy%s%s\n\n%s", full.name.c_str(), trainBase.jobs.size(),
+                validBase.jobs.size(), evalBase.jobs.size(),
+                nSlices > 1 ? (" and " + std::to_string(windows.size()) + " more window(s)").c_str() : "", seeds.size(),
+                iterations, scaleNote.empty() ? "" : "; ", scaleNote.c_str(), md.c_str());
     if (!outMd.empty()) {
         std::ofstream f(outMd);
         f << md;
@@ -400,8 +523,10 @@ CliCommand c1("train",
               &cmdTrain);
 CliCommand c2("reproduce",
               "--trace FILE [--clusters das-small,das-medium,das-large] [--seeds 1,2,3] [--holdout 0.3] "
-              "[--validation 0] [--iterations 10] [--eval-every 2] [--load-per-gpus N] [--out TABLE.md] : the DAS "
-              "Table 1 shape (--load-per-gpus: scale the arrival rate to each cluster's GPU count)",
+              "[--validation 0] [--iterations 10] [--eval-every 2] [--load-per-gpus N] [--eval-windows A:B,...] [--out TABLE.md] "
+              ": the DAS Table 1 shape (--load-per-gpus: scale the arrival rate to each cluster's GPU count; "
+              "--eval-windows: also evaluate on these windows of the trace, outside --window, and print the mean "
+              "over all evaluation slices)",
               &cmdReproduce);
 
 } // namespace

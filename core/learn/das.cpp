@@ -93,11 +93,12 @@ PlaceNetImpl::PlaceNetImpl(const AgentConfig& c)
     torch::NoGradGuard ng;
     l3->weight.mul_(0.01);
     // Machine features (features.cpp): 0 free fraction, 1 holds the whole job, 2 GPU speed / fastest, 4 jobs
-    // already running there / 4, 7 type allowed; then the job's features and the RWGP posterior (mean x5 at
-    // kMachineFeatures + kJobFeatures, zero for the variants without RWGP). A machine that holds the whole job
-    // comes first (one machine, no cross-machine slowdown); then a faster type, fewer co-runners (interference)
-    // and a machine the GP has seen run fast; among equals the fullest (best fit, keeps whole machines free for
-    // big jobs). Before the speed, co-runner and GP terms the start was type-blind, and ties between empty
+    // already running there / 4, 7 type allowed; then the job's features and the RWGP posterior (at
+    // kMachineFeatures + kJobFeatures its mean deviation in speed units, GPU speed / fastest x mean x 5, zero for
+    // the variants without RWGP; with the weight 0.2 the start's speed terms add up to the expected speed,
+    // speed x (1 + mean)). A machine that holds the whole job comes first (one machine, no cross-machine
+    // slowdown); then a faster machine, fewer co-runners (interference); among equals the fullest (best fit, keeps
+    // whole machines free for big jobs). Before the speed, co-runner and GP terms the start was type-blind, and ties between empty
     // machines of different types fell to the random init of the MLP (one variant started on T4s, another on
     // V100s). The weights were chosen on seven Philly windows other than the reproduction's held-out slice
     // (docs/REPRODUCTION.md "Consolidate or wait"). Learning moves all of them.
@@ -107,7 +108,7 @@ PlaceNetImpl::PlaceNetImpl(const AgentConfig& c)
     skip->weight[0][2].fill_(1.0);
     skip->weight[0][4].fill_(-0.5);
     skip->weight[0][7].fill_(2.0);
-    skip->weight[0][kMachineFeatures + kJobFeatures].fill_(1.0);
+    skip->weight[0][kMachineFeatures + kJobFeatures].fill_(0.2);
 }
 
 torch::Tensor PlaceNetImpl::forward(const torch::Tensor& x)
@@ -674,7 +675,10 @@ private:
             float* o = m_machineIn.data() + size_t(m) * kPlaceInput;
             std::copy_n(m_mfeat.data() + size_t(m) * kMachineFeatures, kMachineFeatures, o);
             std::copy_n(jobFeat, kJobFeatures, o + kMachineFeatures);
-            o[kMachineFeatures + kJobFeatures] = rw ? float(post->mean(m) * 5.0) : 0.f;
+            // The GP's mean is a relative deviation of the machine's speed (observed / predicted - 1): what it
+            // changes is the machine's expected speed, speed x (1 + mean), so it enters in speed units. Added on its
+            // own, a +0.1 deviation on a P100 (speed 0.55) outweighed a -0.1 deviation on a V100 (speed 1.0).
+            o[kMachineFeatures + kJobFeatures] = rw ? float(o[2] * post->mean(m) * 5.0) : 0.f;
             o[kMachineFeatures + kJobFeatures + 1] = rw ? float(std::sqrt(std::max(0.0, post->cov(m, m))) * 5.0) : 0.f;
         }
         auto in = torch::from_blob(m_machineIn.data(), {M, kPlaceInput}, torch::kFloat);

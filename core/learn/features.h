@@ -12,7 +12,7 @@ constexpr int kJobFeatures = 10;     ///< per queued job (ordering agent)
 constexpr int kMachineFeatures = 8;  ///< per machine for the job being placed (placement agent)
 constexpr int kGlobalFeatures = 12;  ///< cluster + queue summary (centralised critic)
 constexpr int kPlaceInput = kMachineFeatures + kJobFeatures + 2; ///< + GP posterior mean and sd
-constexpr int kFeatureVersion = 2; ///< 2: linear skip paths (heuristic-initialised residual priors) in both actors
+constexpr int kFeatureVersion = 3; ///< 2: linear skip paths in both actors; 3: the RWGP mean input in speed units
 
 /// GPU types a job may use, as a bit mask over ClusterSpec::types.
 uint64_t allowedTypes(const SchedContext& ctx, int job);

@@ -205,6 +205,59 @@ private Q_SLOTS:
             QVERIFY(r.out.contains(lines[i + 2]));
         }
     }
+
+    void reproduceScoresMoreWindows()
+    {
+        // --eval-windows adds evaluation slices outside --window; the second table is the mean over the held-out
+        // slice and the windows, each weighing the same. FIFO-FirstFit needs no training, so its cell must equal
+        // the mean of the held-out cell and a plain `run` of the same window (same perf model and seed).
+        const QStringList common = {"--trace", kSmallTrace, "--window", "0h:120h", "--clusters", "das-case",
+                                    "--seeds", "1"};
+        const Result bad = cli(QStringList{"reproduce"} + common + QStringList{"--eval-windows", "100h:150h"});
+        QCOMPARE(bad.code, 2);
+        QVERIFY2(bad.err.contains("--eval-windows: window '100h:150h' overlaps --window 0h:120h"), bad.err.constData());
+        const Result noWindow = cli({"reproduce", "--trace", kSmallTrace, "--eval-windows", "150h:200h"});
+        QCOMPARE(noWindow.code, 2);
+        QVERIFY2(noWindow.err.contains("--eval-windows needs --window"), noWindow.err.constData());
+        const Result empty = cli(QStringList{"reproduce"} + common + QStringList{"--eval-windows", "900h:950h"});
+        QCOMPARE(empty.code, 1);
+        QVERIFY2(empty.err.contains("no jobs in window 900h:950h"), empty.err.constData());
+
+        const Result r = cli(QStringList{"reproduce"} + common
+                             + QStringList{"--iterations", "1", "--episode-jobs", "30", "--eval-windows", "120h:220h"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QVERIFY2(r.out.contains("and 1 more window(s)"), r.out.constData());
+        QVERIFY2(r.out.contains("Mean over 2 evaluation slices (the held-out slice, 120h:220h;"), r.out.constData());
+        auto rowOf = [&](const QByteArray& name, int table) {
+            int seen = 0;
+            for (const QByteArray& l : r.out.split('\n'))
+                if (l.startsWith("| " + name + " |") && seen++ == table)
+                    return l.split('|');
+            return QList<QByteArray>();
+        };
+        const QList<QByteArray> held = rowOf("FIFO-FirstFit", 0), mean = rowOf("FIFO-FirstFit", 1);
+        QCOMPARE(held.size(), 7);
+        QCOMPARE(mean.size(), 7);
+        const Result w = cli({"run", "--trace", kSmallTrace, "--window", "120h:220h", "--cluster", "das-case",
+                              "--policy", "fifo+firstfit", "--seed", "1", "--perf",
+                              "machine_bias_sd=0.15,fluctuation_sd=0.05", "--json"});
+        QVERIFY2(w.code == 0, w.err.constData());
+        const QRegularExpressionMatch jm = QRegularExpression(R"("mean_jct_min":\s*([0-9.]+))").match(w.out);
+        const QRegularExpressionMatch fm = QRegularExpression(R"("mean_fee_usd":\s*([0-9.]+))").match(w.out);
+        QVERIFY2(jm.hasMatch() && fm.hasMatch(), w.out.constData());
+        const double wantJct = (held[2].trimmed().toDouble() + jm.captured(1).toDouble()) / 2;
+        const double wantFee = (held[3].trimmed().toDouble() + fm.captured(1).toDouble()) / 2;
+        QVERIFY2(std::fabs(mean[2].trimmed().toDouble() - wantJct) < 2e-3, mean.join('|').constData());
+        QVERIFY2(std::fabs(mean[3].trimmed().toDouble() - wantFee) < 2e-3, mean.join('|').constData());
+        QVERIFY(held[2].trimmed() != mean[2].trimmed()); // the window is scored, not the held-out slice twice
+        // The win counts: one line per learned variant, "k/2, k/2".
+        for (const char* v : {"DA", "DA+MC", "DA+RWGP", "DAS"}) {
+            const QList<QByteArray> wins = rowOf(v, 2);
+            QCOMPARE(wins.size(), 4);
+            QVERIFY2(QRegularExpression(R"(^ [0-2]/2, [0-2]/2 $)").match(QString::fromUtf8(wins[2])).hasMatch(),
+                     wins.join('|').constData());
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TstLearnCli)
