@@ -243,19 +243,18 @@ struct EvalSlice {
 /// separate policies a few per cent apart (near-tie choices reshuffle whole queues), so the table can also be
 /// scored on several windows. Each must lie outside --window, whose jobs train (or are held out): no evaluation job
 /// is seen in training.
-std::vector<EvalSlice> evalWindowsFromArgs(Args& a)
+/// `raw` is the trace as read (before the transforms), so the file is read once.
+std::vector<EvalSlice> evalWindowsFromArgs(Args& a, const Trace& raw)
 {
     const std::vector<std::string> items = splitList(a.get("eval-windows"));
     if (items.empty())
         return {};
-    const TraceReadOptions ro = traceReadOptionsFromArgs(a);
     const TraceTransform base = traceTransformFromArgs(a);
     if (base.windowStart <= 0 && base.windowEnd < 0)
         throw UsageError("--eval-windows needs --window: without it every job of the trace is a training or "
                          "held-out job");
     const double trainEnd = base.windowEnd < 0 ? HUGE_VAL : base.windowEnd;
     const std::string path = a.require("trace");
-    const Trace raw = readTrace(path, ro);
     std::vector<EvalSlice> out;
     for (const std::string& w : items) {
         TraceTransform t = base;
@@ -300,8 +299,9 @@ int cmdReproduce(Args& a)
     const double loadGpus = a.getDouble("load-per-gpus", 0);
     if (loadGpus < 0)
         throw UsageError("--load-per-gpus must be >= 0");
-    Trace full = loadTraceFromArgs(a, true);
-    const std::vector<EvalSlice> windows = evalWindowsFromArgs(a);
+    Trace raw;
+    Trace full = loadTraceFromArgs(a, true, "trace", a.has("eval-windows") ? &raw : nullptr);
+    const std::vector<EvalSlice> windows = evalWindowsFromArgs(a, raw);
     a.finish();
     auto [trainAll, evalBase] = splitTrace(full, 1.0 - holdout);
     // Early stopping picks among training iterations on a validation slice cut from the END of the training
@@ -523,8 +523,8 @@ CliCommand c1("train",
               &cmdTrain);
 CliCommand c2("reproduce",
               "--trace FILE [--clusters das-small,das-medium,das-large] [--seeds 1,2,3] [--holdout 0.3] "
-              "[--validation 0] [--iterations 10] [--eval-every 2] [--load-per-gpus N] [--eval-windows A:B,...] [--out TABLE.md] "
-              ": the DAS Table 1 shape (--load-per-gpus: scale the arrival rate to each cluster's GPU count; "
+              "[--validation 0] [--iterations 10] [--eval-every 2] [--load-per-gpus N] [--eval-windows A:B,...] "
+              "[--out TABLE.md] : the DAS Table 1 shape (--load-per-gpus: scale the arrival rate to each cluster's GPU count; "
               "--eval-windows: also evaluate on these windows of the trace, outside --window, and print the mean "
               "over all evaluation slices)",
               &cmdReproduce);

@@ -79,13 +79,15 @@ std::string describeReport(const TraceReadReport& r)
     return s;
 }
 
-Trace loadTraceFromArgs(Args& args, bool verbose, const std::string& key)
+Trace loadTraceFromArgs(Args& args, bool verbose, const std::string& key, Trace* raw)
 {
     const std::string path = args.require(key);
     const TraceReadOptions o = traceReadOptionsFromArgs(args);
     const TraceTransform t = traceTransformFromArgs(args);
     TraceReadReport report;
     Trace trace = readTrace(path, o, &report);
+    if (raw)
+        *raw = trace;
     if (!t.identity())
         applyTransforms(trace, t, &report);
     if (verbose)

@@ -9,7 +9,8 @@ namespace ss::cli {
 /// Reads --trace FILE with --format, --map, --time-format, --skip-bad-rows and the transforms
 /// (--first N, --window A:B, --sample N[:SEED], --load-scale X, --filter-vc V, --filter-gpus A:B, ...).
 /// Prints what was skipped to stderr when `verbose`. Throws IoError / UsageError.
-Trace loadTraceFromArgs(Args& args, bool verbose = false, const std::string& key = "trace");
+/// `raw`, when given, receives the trace as read, before the transforms (for commands that cut it again).
+Trace loadTraceFromArgs(Args& args, bool verbose = false, const std::string& key = "trace", Trace* raw = nullptr);
 /// The reading options alone (--format, --map, --time-format, --skip-bad-rows, --keep-failed, --throughputs for Gavel durations).
 TraceReadOptions traceReadOptionsFromArgs(Args& args);
 /// The transform options alone (--first, --window, --sample, --load-scale, --filter-vc, --filter-qos, --filter-gpus).

@@ -98,9 +98,9 @@ PlaceNetImpl::PlaceNetImpl(const AgentConfig& c)
     // the variants without RWGP; with the weight 0.2 the start's speed terms add up to the expected speed,
     // speed x (1 + mean)). A machine that holds the whole job comes first (one machine, no cross-machine
     // slowdown); then a faster machine, fewer co-runners (interference); among equals the fullest (best fit, keeps
-    // whole machines free for big jobs). Before the speed, co-runner and GP terms the start was type-blind, and ties between empty
-    // machines of different types fell to the random init of the MLP (one variant started on T4s, another on
-    // V100s). The weights were chosen on seven Philly windows other than the reproduction's held-out slice
+    // whole machines free for big jobs). Before the speed, co-runner and GP terms the start was type-blind, and
+    // ties between empty machines of different types fell to the random init of the MLP (one variant started on
+    // T4s, another on V100s). The weights were chosen on seven Philly windows other than the reproduction's held-out slice
     // (docs/REPRODUCTION.md "Consolidate or wait"). Learning moves all of them.
     skip->weight.zero_();
     skip->weight[0][0].fill_(-0.5);
