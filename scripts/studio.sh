@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up (Debian packages), builds and launches the studio on the bundled DAS case-study scenario.
-# Without a display (or with --headless) it runs the same scenario in the CLI and prints the comparison table.
+# Without a display (or with --headless) it runs the same scenario file in the CLI (its policies, seeds and
+# variants) and prints the comparison table; options after --headless go to `compare` (e.g. --seeds 1,2,3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
@@ -12,6 +13,5 @@ if [ "${1:-}" != "--headless" ] && [ -x "$BUILD/app/gui/schedstudio" ] && [ -n "
   # Decision 30: DAS places a job there, so both the priority and the affinity heatmaps have data.
   exec "$BUILD/app/gui/schedstudio" --scenario "$SCENARIO" --run --goto-decision 30 --view heatmaps
 fi
-echo "(no display or GUI: running the scenario headless)"
-exec "$BUILD/app/schedstudio-cli" compare --trace sample-traces/das-case.csv --cluster das-case \
-  --policies fifo+firstfit,fifo+loadbalance,drf+firstfit,drf+loadbalance,sjf+bestfit,las+consolidate,tetris,das --seeds 1,2,3
+echo "(no display or GUI: running the scenario headless: $SCENARIO)"
+exec "$BUILD/app/schedstudio-cli" compare --scenario "$SCENARIO" "${@:2}"

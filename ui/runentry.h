@@ -6,7 +6,7 @@
 
 #include "model/clusterspec.h"
 #include "model/job.h"
-#include "sim/runner.h"
+#include "run/runner.h"
 
 namespace ss {
 struct GanttData;

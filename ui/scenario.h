@@ -1,10 +1,13 @@
 #pragma once
 // A scenario: trace + cluster + performance settings + policies + seeds, saved as a versioned JSON file
 // (*.scenario.json). Paths inside the file are relative to the file, so a scenario folder can be moved.
+// The Qt face of ss::Scenario: the format is read and written by the core (io/runio.h).
 #include <QJsonObject>
 #include <QString>
 #include <QStringList>
 #include <stdexcept>
+
+#include "run/scenario.h"
 
 namespace ss::ui {
 
@@ -36,6 +39,10 @@ struct Scenario {
     quint64 seed = 1;
     int seeds = 1;            ///< runs per policy: seed, seed+1, ...
     bool backfill = true;
+    ss::Scenario core;        ///< what the GUI does not edit (params, checkpoint, variants) travels here
+
+    /// The scenario as the core runs it (run/scenario.h).
+    ss::Scenario toCoreScenario() const;
 
     /// The cluster as a readCluster argument or "" for Inline.
     QString clusterRef() const;

@@ -1,6 +1,7 @@
 #pragma once
 // schedstudio-cli: a small command registry and argument parser. Each command lives in its own
 // cmd_*.cpp file and registers itself with a static CliCommand object.
+#include <cstdint>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -40,6 +41,9 @@ using CommandFn = int (*)(Args& args);
 struct CliCommand {
     CliCommand(const char* name, const char* synopsis, CommandFn fn);
 };
+
+/// "1,2,5-8" -> 1 2 5 6 7 8. Throws UsageError naming the bad item.
+std::vector<uint64_t> parseSeedList(const std::string& s);
 
 /// Splits "a,b,c" (empty items dropped).
 std::vector<std::string> splitList(const std::string& s, char sep = ',');

@@ -17,7 +17,7 @@
 #include "learn/learn.h"
 #include "learn/trainer.h"
 #include "loaders.h"
-#include "sim/runner.h"
+#include "run/runner.h"
 
 #include <unistd.h>
 

@@ -13,10 +13,12 @@
 #include <sstream>
 
 #include "cli.h"
+#include "io/runio.h"
 #include "io/traceio.h"
 #include "loaders.h"
 #include "model/tracegen.h"
-#include "sim/runner.h"
+#include "run/aggregate.h"
+#include "run/executor.h"
 #if __has_include("storehook.h")
 #include "storehook.h"
 #define SS_HAVE_STOREHOOK 1
@@ -24,6 +26,19 @@
 
 namespace ss::cli {
 namespace {
+
+/// --param KEY=VALUE, repeated.
+std::map<std::string, std::string> paramsFromArgs(Args& a)
+{
+    std::map<std::string, std::string> out;
+    for (const std::string& kv : a.getAll("param")) {
+        const auto eq = kv.find('=');
+        if (eq == std::string::npos || eq == 0)
+            throw UsageError("--param expects KEY=VALUE, got '" + kv + "'");
+        out[kv.substr(0, eq)] = kv.substr(eq + 1);
+    }
+    return out;
+}
 
 /// Options shared by run, compare and sweep-like commands: seed, perf, backfill, params, checkpoint.
 RunSpec runSpecFromArgs(Args& a)
@@ -35,12 +50,7 @@ RunSpec runSpecFromArgs(Args& a)
         s.options.backfill = false;
     if (a.flag("backfill"))
         s.options.backfill = true;
-    for (const std::string& kv : a.getAll("param")) {
-        const auto eq = kv.find('=');
-        if (eq == std::string::npos || eq == 0)
-            throw UsageError("--param expects KEY=VALUE, got '" + kv + "'");
-        s.options.params[kv.substr(0, eq)] = kv.substr(eq + 1);
-    }
+    s.options.params = paramsFromArgs(a);
     s.options.checkpoint = a.get("checkpoint", "");
     s.config.maxTime = a.getDouble("max-time", kInf);
     s.config.checkInvariants = a.flag("check-invariants");
@@ -139,149 +149,222 @@ void printSummary(const RunOutput& o)
                 static_cast<unsigned long long>(s.decisions), o.wallSeconds);
 }
 
+// A plan from the command line: --scenario FILE (its trace, cluster, perf, policies, seeds, params and
+// variants; options given beside it override), or --trace/--cluster with the reading and transform options.
+// `single`: `run` (one policy: --policy, or the scenario's first; one seed), else `compare` (--policies, --seeds).
+ExperimentPlan planFromArgs(Args& a, bool single, bool verbose, std::shared_ptr<const ThroughputTable> table)
+{
+    const std::string policyKey = single ? "policy" : "policies";
+    if (a.has("scenario")) {
+        Scenario s = readScenario(a.get("scenario"));
+        if (a.has(policyKey))
+            s.policies = splitList(a.get(policyKey));
+        if (single && !s.policies.empty())
+            s.policies.resize(1);
+        if (a.has("seed"))
+            s.seed = uint64_t(a.getInt("seed", 1));
+        if (single)
+            s.seeds = 1;
+        if (a.has("perf"))
+            s.perf = a.get("perf");
+        if (a.flag("no-backfill"))
+            s.backfill = false;
+        if (a.flag("backfill"))
+            s.backfill = true;
+        for (const auto& [k, v] : paramsFromArgs(a))
+            s.params[k] = v;
+        if (a.has("checkpoint"))
+            s.checkpoint = a.get("checkpoint");
+        if (!single && a.flag("no-variants"))
+            s.variants.clear();
+        ExperimentPlan plan = planScenario(s, std::move(table));
+        if (!single && a.has("seeds")) { // an explicit seed list replaces seed..seed+seeds-1
+            RunSpec base = plan.runs.at(0).spec;
+            std::vector<RunInputs> inputs = plan.inputs;
+            plan = expandPlan(std::move(inputs), s.policies, parseSeedList(a.get("seeds")), base);
+        }
+        const double maxTime = a.getDouble("max-time", kInf);
+        const bool invariants = a.flag("check-invariants");
+        for (PlannedRun& r : plan.runs) {
+            r.spec.config.maxTime = maxTime;
+            r.spec.config.checkInvariants = invariants;
+        }
+        if (verbose)
+            std::fprintf(stderr, "scenario %s: %zu run(s)\n", s.name.c_str(), plan.runs.size());
+        return plan;
+    }
+    auto cluster = std::make_shared<const ClusterSpec>(loadClusterFromArgs(a));
+    RunSpec base = runSpecFromArgs(a);
+    std::vector<std::string> policies = single ? std::vector<std::string>{a.require("policy")}
+                                               : splitList(a.require("policies"));
+    if (policies.empty())
+        throw UsageError("--" + policyKey + " is empty");
+    const std::vector<uint64_t> seeds =
+        single ? std::vector<uint64_t>{base.config.seed} : parseSeedList(a.get("seeds", std::to_string(base.config.seed)));
+    const std::string traceArg = a.get("trace");
+    auto trace = std::make_shared<const Trace>(loadTraceFromArgs(a, verbose));
+    RunInputs in{"", trace, cluster, std::move(table), traceArg, a.get("cluster")};
+    return expandPlan({std::move(in)}, policies, seeds, base);
+}
+
 int cmdRun(Args& a)
 {
-    const ClusterSpec cluster = loadClusterFromArgs(a);
-    RunSpec spec = runSpecFromArgs(a);
-    spec.policy = a.require("policy");
-    spec.decisionLogPath = a.get("log-out", "");
     const bool json = a.flag("json");
-    const ThroughputTable table = loadThroughputsFromArgs(a);
     const bool progress = printProgressEnabled(a);
-    const Trace trace = loadTraceFromArgs(a, !json);
+    std::shared_ptr<const ThroughputTable> table;
+    if (ThroughputTable t = loadThroughputsFromArgs(a); !t.empty())
+        table = std::make_shared<const ThroughputTable>(std::move(t));
+    ExperimentPlan plan = planFromArgs(a, true, !json, table);
+    PlannedRun& run = plan.runs.at(0);
+    run.spec.decisionLogPath = a.get("log-out", "");
 #ifdef SS_HAVE_STOREHOOK
     // runs saved to a database keep their decision log (for the studio to replay) unless they are huge
-    spec.keepDecisionLog = spec.keepDecisionLog || wantsDecisionLog(a) || (a.has("db") && trace.jobs.size() <= 100000);
+    run.spec.keepDecisionLog = wantsDecisionLog(a) || (a.has("db") && plan.inputs[0].trace->jobs.size() <= 100000);
+    peekStoreOptions(a);
 #endif
-    const RunOutput out =
-        runSimulation(cluster, trace, spec, stderrProgress(progress, "simulating"), table.empty() ? nullptr : &table);
-#ifdef SS_HAVE_STOREHOOK
-    saveRunIfAsked(a, out, a.get("experiment", "default"));
-    exportIfAsked(a, out, &cluster);
-#else
-    const std::string jobsOut = a.get("jobs-out", "");
-    if (!jobsOut.empty()) {
-        std::ofstream f(jobsOut);
-        if (!f)
-            throw std::runtime_error(jobsOut + ": cannot open for writing");
-        f << "# policy=" << out.policy << " seed=" << out.seed << "\n";
-        f << "id,submit,start,end,jct,queueing,gpus,machines,fee,preemptions,deadline_met,status\n";
-        for (const JobRecord& r : out.jobs)
-            f << r.id << ',' << r.submit << ',' << r.start << ',' << r.end << ',' << r.jct << ',' << r.queueing << ','
-              << r.gpus << ',' << r.machines << ',' << r.fee << ',' << r.preemptions << ',' << r.deadlineMet << ','
-              << toString(r.status) << '\n';
-    }
-#endif
+    makeScheduler(run.spec.policy, run.spec.options); // an unknown policy or bad --param fails before the run
     a.finish();
-    if (json)
-        std::printf("%s\n", summaryJson(out, 2).c_str());
-    else
-        printSummary(out);
+    ExecOptions ex;
+    auto bar = stderrProgress(progress, "simulating");
+    if (bar)
+        ex.progress = [&](size_t, size_t, double f) { return bar(f); };
+    ex.onError = [](size_t, const std::string& e) { throw std::runtime_error(e); };
+    ex.onResult = [&](size_t, RunOutput& out) {
+#ifdef SS_HAVE_STOREHOOK
+        saveRunIfAsked(a, out, a.get("experiment", "default"));
+        exportIfAsked(a, out, plan.inputs[0].cluster.get());
+#endif
+        if (json)
+            std::printf("%s\n", summaryJson(out, 2).c_str());
+        else
+            printSummary(out);
+    };
+    executePlan(plan, ex);
     return 0;
 }
-CliCommand c3("run", "--trace FILE --cluster PRESET|FILE --policy NAME --seed S [--json] [--perf SPEC] ...", &cmdRun);
+CliCommand c3("run",
+              "--trace FILE --cluster PRESET|FILE --policy NAME --seed S [--json] [--perf SPEC] ... | --scenario FILE "
+              "[--policy NAME] : one run",
+              &cmdRun);
 
 // ------------------------------------------------------------------------------------------------ compare
-struct Agg {
-    std::vector<double> jct, p95, fee, makespan, util, miss;
-};
-double mean(const std::vector<double>& v)
-{
-    double s = 0;
-    for (double x : v)
-        s += x;
-    return v.empty() ? 0 : s / double(v.size());
-}
-double sd(const std::vector<double>& v)
-{
-    if (v.size() < 2)
-        return 0;
-    const double m = mean(v);
-    double s = 0;
-    for (double x : v)
-        s += (x - m) * (x - m);
-    return std::sqrt(s / double(v.size() - 1));
-}
-
 int cmdCompare(Args& a)
 {
-    const ClusterSpec cluster = loadClusterFromArgs(a);
-    RunSpec base = runSpecFromArgs(a);
-    const auto policies = splitList(a.require("policies"));
-    std::vector<uint64_t> seeds;
-    for (const std::string& s : splitList(a.get("seeds", std::to_string(base.config.seed)))) {
-        char* end = nullptr;
-        const unsigned long long v = std::strtoull(s.c_str(), &end, 10);
-        if (*end)
-            throw UsageError("--seeds: '" + s + "' is not an integer");
-        seeds.push_back(v);
-    }
     const bool json = a.flag("json");
-    const ThroughputTable table = loadThroughputsFromArgs(a);
-    const Trace trace = loadTraceFromArgs(a, !json);
-    if (policies.empty())
-        throw UsageError("--policies is empty");
-    for (const std::string& p : policies)
-        makeScheduler(p, base.options); // fail fast on a typo, before any run
-    std::vector<Agg> aggs(policies.size());
-    std::vector<std::string> runJson;
-    for (size_t i = 0; i < policies.size(); ++i) {
-        for (uint64_t seed : seeds) {
-            RunSpec spec = base;
-            spec.policy = policies[i];
-            spec.config.seed = seed;
-            RunOutput out = runSimulation(cluster, trace, spec, {}, table.empty() ? nullptr : &table);
+    const long threads = a.getInt("jobs", 1);
+    if (threads < 1 || threads > 256)
+        throw UsageError("--jobs: expected 1..256");
+    std::shared_ptr<const ThroughputTable> table;
+    if (ThroughputTable t = loadThroughputsFromArgs(a); !t.empty())
+        table = std::make_shared<const ThroughputTable>(std::move(t));
+    const ExperimentPlan plan = planFromArgs(a, false, !json, table);
 #ifdef SS_HAVE_STOREHOOK
-            saveRunIfAsked(a, out, a.get("experiment", "compare"));
+    peekStoreOptions(a);
 #endif
-            const Summary& s = out.summary;
-            aggs[i].jct.push_back(s.meanJctMin);
-            aggs[i].p95.push_back(s.p95JctMin);
-            aggs[i].fee.push_back(s.meanFeeUsd);
-            aggs[i].makespan.push_back(s.makespanH);
-            aggs[i].util.push_back(s.utilization);
-            aggs[i].miss.push_back(s.deadlineMissRate);
-            runJson.push_back(summaryJson(out));
-        }
-    }
     a.finish();
+    for (const PlannedRun& r : plan.runs)
+        makeScheduler(r.spec.policy, r.spec.options); // fail fast on a typo, before any run
+
+    // Rows: one per (variant, policy), in plan order; their runs are that row's seeds.
+    struct Row {
+        size_t inputs;
+        std::string policy;
+        std::vector<double> jct, p95, fee, makespan, util, miss;
+        std::vector<uint64_t> seeds;
+    };
+    std::vector<Row> rows;
+    std::vector<std::string> runJson;
+    ExecOptions ex;
+    ex.threads = int(threads);
+    ex.onError = [&](size_t i, const std::string& e) { throw std::runtime_error(plan.runs[i].label + ": " + e); };
+    ex.onResult = [&](size_t i, RunOutput& out) {
+        const PlannedRun& pr = plan.runs[i];
+        auto it = std::find_if(rows.begin(), rows.end(),
+                               [&](const Row& r) { return r.inputs == pr.inputs && r.policy == pr.spec.policy; });
+        if (it == rows.end())
+            it = rows.insert(rows.end(), Row{pr.inputs, pr.spec.policy, {}, {}, {}, {}, {}, {}, {}});
+#ifdef SS_HAVE_STOREHOOK
+        saveRunIfAsked(a, out, a.get("experiment", "compare"));
+#endif
+        const Summary& s = out.summary;
+        it->jct.push_back(s.meanJctMin);
+        it->p95.push_back(s.p95JctMin);
+        it->fee.push_back(s.meanFeeUsd);
+        it->makespan.push_back(s.makespanH);
+        it->util.push_back(s.utilization);
+        it->miss.push_back(s.deadlineMissRate);
+        it->seeds.push_back(out.seed);
+        runJson.push_back(summaryJson(out));
+    };
+    executePlan(plan, ex);
+
+    const RunInputs& base = plan.inputs.at(0);
+    auto rowName = [&](const Row& r) {
+        const std::string& v = plan.inputs[r.inputs].label;
+        return v.empty() ? r.policy : r.policy + " [" + v + "]";
+    };
+    auto n = [](double v) { return std::isfinite(v) ? JsonValue::makeNumber(v) : JsonValue(); };
     if (json) {
-        std::printf("{\"cluster\":\"%s\",\"trace\":\"%s\",\"seeds\":[", cluster.name.c_str(), trace.name.c_str());
-        for (size_t i = 0; i < seeds.size(); ++i)
-            std::printf("%s%llu", i ? "," : "", static_cast<unsigned long long>(seeds[i]));
-        std::printf("],\"policies\":[");
-        for (size_t i = 0; i < policies.size(); ++i) {
-            const Agg& g = aggs[i];
-            std::printf("%s{\"policy\":\"%s\",\"mean_jct_min\":%.10g,\"mean_jct_min_sd\":%.10g,\"p95_jct_min\":%.10g,"
-                        "\"mean_fee_usd\":%.10g,\"mean_fee_usd_sd\":%.10g,\"makespan_h\":%.10g,\"utilization\":%.10g,"
-                        "\"deadline_miss_rate\":%.10g}",
-                        i ? "," : "", policies[i].c_str(), mean(g.jct), sd(g.jct), mean(g.p95), mean(g.fee), sd(g.fee),
-                        mean(g.makespan), mean(g.util), mean(g.miss));
+        JsonValue o = JsonValue::makeObject();
+        o["cluster"] = JsonValue::makeString(base.cluster->name);
+        o["trace"] = JsonValue::makeString(base.trace->name);
+        JsonValue seeds = JsonValue::makeArray();
+        for (uint64_t s : rows.empty() ? std::vector<uint64_t>{} : rows[0].seeds)
+            seeds.push(JsonValue::makeNumber(double(s)));
+        o["seeds"] = std::move(seeds);
+        JsonValue pol = JsonValue::makeArray();
+        for (const Row& r : rows) {
+            JsonValue e = JsonValue::makeObject();
+            const SeedStat jct = seedStat(r.jct), fee = seedStat(r.fee);
+            e["policy"] = JsonValue::makeString(r.policy);
+            if (!plan.inputs[r.inputs].label.empty())
+                e["variant"] = JsonValue::makeString(plan.inputs[r.inputs].label);
+            e["runs"] = n(double(r.jct.size()));
+            e["mean_jct_min"] = n(jct.mean);
+            e["mean_jct_min_sd"] = n(jct.sd);
+            e["mean_jct_min_ci95"] = n(jct.ci95);
+            e["p95_jct_min"] = n(seedStat(r.p95).mean);
+            e["mean_fee_usd"] = n(fee.mean);
+            e["mean_fee_usd_sd"] = n(fee.sd);
+            e["mean_fee_usd_ci95"] = n(fee.ci95);
+            e["makespan_h"] = n(seedStat(r.makespan).mean);
+            e["utilization"] = n(seedStat(r.util).mean);
+            e["deadline_miss_rate"] = n(seedStat(r.miss).mean);
+            pol.push(std::move(e));
         }
-        std::printf("],\"runs\":[");
+        o["policies"] = std::move(pol);
+        std::string out = writeJson(o, -1);
+        // the runs are already JSON objects: splice them in rather than parse them again
+        out.pop_back();
+        out += ",\"runs\":[";
         for (size_t i = 0; i < runJson.size(); ++i)
-            std::printf("%s%s", i ? "," : "", runJson[i].c_str());
-        std::printf("]}\n");
+            out += (i ? "," : "") + runJson[i];
+        out += "]}";
+        std::printf("%s\n", out.c_str());
         return 0;
     }
-    std::printf("cluster %s, trace %s (%zu jobs), %zu seed(s)\n", cluster.name.c_str(), trace.name.c_str(),
-                trace.jobs.size(), seeds.size());
+    const size_t seedCount = rows.empty() ? 0 : rows[0].seeds.size();
+    std::printf("cluster %s, trace %s (%zu jobs), %zu seed(s)\n", base.cluster->name.c_str(), base.trace->name.c_str(),
+                base.trace->jobs.size(), seedCount);
     std::printf("%-22s %18s %12s %16s %12s %8s %8s\n", "policy", "mean JCT (min)", "p95 (min)", "mean fee ($)",
                 "makespan h", "util", "DL miss");
-    for (size_t i = 0; i < policies.size(); ++i) {
-        const Agg& g = aggs[i];
-        std::string jct = fmt(mean(g.jct)), fee = fmt(mean(g.fee), 3);
-        if (seeds.size() > 1) {
-            jct += " ±" + fmt(sd(g.jct), 1);
-            fee += " ±" + fmt(sd(g.fee), 2);
+    for (const Row& r : rows) {
+        const SeedStat jct = seedStat(r.jct), fee = seedStat(r.fee);
+        std::string jctS = fmt(jct.mean), feeS = fmt(fee.mean, 3);
+        if (r.jct.size() > 1) {
+            jctS += " ±" + fmt(jct.sd, 1);
+            feeS += " ±" + fmt(fee.sd, 2);
         }
-        std::printf("%-22s %18s %12s %16s %12s %8s %8s\n", policies[i].c_str(), jct.c_str(), fmt(mean(g.p95)).c_str(),
-                    fee.c_str(), fmt(mean(g.makespan), 2).c_str(), fmt(mean(g.util), 3).c_str(),
-                    fmt(mean(g.miss), 3).c_str());
+        const SeedStat miss = seedStat(r.miss);
+        std::printf("%-22s %18s %12s %16s %12s %8s %8s\n", rowName(r).c_str(), jctS.c_str(),
+                    fmt(seedStat(r.p95).mean).c_str(), feeS.c_str(), fmt(seedStat(r.makespan).mean, 2).c_str(),
+                    fmt(seedStat(r.util).mean, 3).c_str(), miss.n ? fmt(miss.mean, 3).c_str() : "nan");
     }
     return 0;
 }
-CliCommand c4("compare", "--trace FILE --cluster C --policies A,B,C [--seeds 1,2,3] [--json] : side-by-side table",
+CliCommand c4("compare",
+              "--trace FILE --cluster C --policies A,B,C [--seeds 1,2,3] [--jobs N] [--json] | --scenario FILE "
+              "[--policies ...] [--seeds ...] [--no-variants] : side-by-side table (± sd over seeds)",
               &cmdCompare);
 
 // ------------------------------------------------------------------------------------------------ bench

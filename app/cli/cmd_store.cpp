@@ -1,10 +1,6 @@
 // Run-store commands: runs, show, export, sweep, merge (see docs/STORE.md).
 #include <algorithm>
-#include <atomic>
-#include <condition_variable>
 #include <cstdio>
-#include <map>
-#include <mutex>
 #include <sstream>
 #include <thread>
 
@@ -14,28 +10,12 @@
 #include "io/traceio.h"
 #include "loaders.h"
 #include "policy/registry.h"
-#include "sim/runner.h"
+#include "run/executor.h"
 #include "storehook.h"
 #include "store/runstore.h"
 
 namespace ss::cli {
 namespace {
-
-std::string jq(const std::string& s)
-{
-    std::string o = "\"";
-    for (unsigned char c : s) {
-        if (c == '"' || c == '\\')
-            o += '\\', o += char(c);
-        else if (c < 0x20) {
-            char b[8];
-            std::snprintf(b, sizeof b, "\\u%04x", c);
-            o += b;
-        } else
-            o += char(c);
-    }
-    return o + "\"";
-}
 
 int64_t parseId(const std::string& s, const char* what)
 {
@@ -94,13 +74,13 @@ int cmdRuns(Args& args)
             for (size_t i = 0; i < runs.size(); ++i) {
                 const RunInfo& r = runs[i];
                 o += (i ? ",\n " : "\n ");
-                o += "{\"id\":" + std::to_string(r.id) + ",\"experiment\":" + jq(r.experiment) +
-                     ",\"name\":" + jq(r.name) + ",\"policy\":" + jq(r.policy) + ",\"cluster\":" + jq(r.clusterName) +
-                     ",\"cluster_fingerprint\":" + jq(r.clusterFingerprint) + ",\"trace\":" + jq(r.traceName) +
-                     ",\"trace_fingerprint\":" + jq(r.traceFingerprint) + ",\"seed\":" + std::to_string(r.seed) +
-                     ",\"perf\":" + jq(r.perf) + ",\"jobs\":" + std::to_string(r.jobs) +
-                     ",\"mean_jct_min\":" + formatNumber(r.meanJctMin) + ",\"created\":" + jq(r.created) +
-                     ",\"has_log\":" + (r.hasLog ? "true" : "false") + ",\"key\":" + jq(r.key) + "}";
+                o += "{\"id\":" + std::to_string(r.id) + ",\"experiment\":" + jsonQuote(r.experiment) +
+                     ",\"name\":" + jsonQuote(r.name) + ",\"policy\":" + jsonQuote(r.policy) + ",\"cluster\":" + jsonQuote(r.clusterName) +
+                     ",\"cluster_fingerprint\":" + jsonQuote(r.clusterFingerprint) + ",\"trace\":" + jsonQuote(r.traceName) +
+                     ",\"trace_fingerprint\":" + jsonQuote(r.traceFingerprint) + ",\"seed\":" + std::to_string(r.seed) +
+                     ",\"perf\":" + jsonQuote(r.perf) + ",\"jobs\":" + std::to_string(r.jobs) +
+                     ",\"mean_jct_min\":" + formatNumber(r.meanJctMin) + ",\"created\":" + jsonQuote(r.created) +
+                     ",\"has_log\":" + (r.hasLog ? "true" : "false") + ",\"key\":" + jsonQuote(r.key) + "}";
             }
             o += runs.empty() ? "]\n" : "\n]\n";
             std::fputs(o.c_str(), stdout);
@@ -132,7 +112,7 @@ int cmdShow(Args& args)
         if (json) {
             std::ostringstream summary;
             writeSummaryJson(sr.out, summary);
-            std::string config = jq(sr.config);
+            std::string config = jsonQuote(sr.config);
             if (!sr.config.empty()) {
                 try {
                     (void)parseJson(sr.config, "config");
@@ -142,8 +122,8 @@ int cmdShow(Args& args)
             }
             std::printf("{\"id\":%lld,\"experiment\":%s,\"name\":%s,\"created\":%s,\"software\":%s,\"key\":%s,"
                         "\"jobs_stored\":%zu,\"series_points\":%zu,\"log_records\":%zu,\"config\":%s,\"run\":%s}\n",
-                        (long long)i.id, jq(i.experiment).c_str(), jq(i.name).c_str(), jq(i.created).c_str(),
-                        jq(i.softwareVersion).c_str(), jq(i.key).c_str(), sr.out.jobs.size(), sr.out.series.size(),
+                        (long long)i.id, jsonQuote(i.experiment).c_str(), jsonQuote(i.name).c_str(), jsonQuote(i.created).c_str(),
+                        jsonQuote(i.softwareVersion).c_str(), jsonQuote(i.key).c_str(), sr.out.jobs.size(), sr.out.series.size(),
                         logRecords, config.c_str(), summary.str().c_str());
             return 0;
         }
@@ -185,53 +165,12 @@ int cmdExport(Args& args)
     return 0;
 }
 
-// "1,2,5-8" -> 1 2 5 6 7 8
-std::vector<uint64_t> parseSeeds(const std::string& s)
-{
-    std::vector<uint64_t> out;
-    for (const std::string& item : splitList(s)) {
-        try {
-            size_t dash = item.find('-', 1);
-            size_t pos = 0;
-            if (dash == std::string::npos) {
-                out.push_back(std::stoull(item, &pos));
-                if (pos != item.size())
-                    throw std::invalid_argument(item);
-            } else {
-                const uint64_t a = std::stoull(item.substr(0, dash), &pos);
-                const uint64_t b = std::stoull(item.substr(dash + 1));
-                if (b < a || b - a > 100000)
-                    throw std::invalid_argument(item);
-                for (uint64_t x = a; x <= b; ++x)
-                    out.push_back(x);
-            }
-        } catch (const std::exception&) {
-            throw UsageError("--seeds: '" + item + "' is not a seed or a range A-B");
-        }
-    }
-    if (out.empty())
-        throw UsageError("--seeds: no seeds given");
-    return out;
-}
-
-struct SweepItem {
-    size_t trace, cluster, policy;
-    uint64_t seed;
-    std::string key;
-};
-
-struct SweepResult {
-    size_t item;
-    RunOutput out;
-    std::string error;
-};
-
 int cmdSweep(Args& args)
 {
     const std::vector<std::string> tracePaths = splitList(args.require("traces"));
     const std::vector<std::string> clusterArgs = splitList(args.require("clusters"));
     const std::vector<std::string> policyArgs = splitList(args.require("policies"));
-    const std::vector<uint64_t> seeds = parseSeeds(args.get("seeds", "1"));
+    const std::vector<uint64_t> seeds = parseSeedList(args.get("seeds", "1"));
     const std::string db = args.require("db");
     const std::string experiment = args.get("experiment", "sweep");
     const std::string perfSpec = args.get("perf");
@@ -241,7 +180,9 @@ int cmdSweep(Args& args)
     TraceReadOptions readOpts;
     readOpts.format = args.get("format", "auto");
     long jobs = args.getInt("jobs", long(std::max(1u, std::thread::hardware_concurrency())));
-    const ThroughputTable table = loadThroughputsFromArgs(args);
+    std::shared_ptr<const ThroughputTable> table;
+    if (ThroughputTable t = loadThroughputsFromArgs(args); !t.empty())
+        table = std::make_shared<const ThroughputTable>(std::move(t));
     args.finish();
     if (tracePaths.empty() || clusterArgs.empty() || policyArgs.empty())
         throw UsageError("sweep needs at least one trace, cluster and policy");
@@ -258,146 +199,81 @@ int cmdSweep(Args& args)
         shardIndex = a;
         shardCount = b;
     }
-    PerfConfig perf;
+    RunSpec base;
     if (!perfSpec.empty()) {
         try {
-            perf = PerfConfig::parse(perfSpec);
+            base.config.perf = PerfConfig::parse(perfSpec);
         } catch (const std::exception& e) {
             throw UsageError(std::string("--perf: ") + e.what());
         }
     }
-    // The runner records the scheduler's own name; resolve it now so that keys match stored runs.
-    std::vector<std::string> policyNames;
+    base.keepDecisionLog = keepLog;
     for (const std::string& p : policyArgs) {
         try {
-            policyNames.push_back(makeScheduler(p)->name());
+            makeScheduler(p);
         } catch (const std::invalid_argument& e) {
             throw UsageError(std::string("--policies: ") + e.what());
         }
     }
-    std::vector<Trace> traces;
-    std::vector<std::string> traceFps;
-    for (const std::string& path : tracePaths) {
-        traces.push_back(readTrace(path, readOpts));
-        traceFps.push_back(traceFingerprint(traces.back()));
-    }
-    std::vector<ClusterSpec> clusters;
+    std::vector<std::shared_ptr<const Trace>> traces;
+    for (const std::string& path : tracePaths)
+        traces.push_back(std::make_shared<const Trace>(readTrace(path, readOpts)));
+    std::vector<std::shared_ptr<const ClusterSpec>> clusters;
     for (const std::string& c : clusterArgs) {
-        clusters.push_back(readCluster(c));
-        const std::string bad = clusters.back().validate();
+        ClusterSpec spec = readCluster(c);
+        const std::string bad = spec.validate();
         if (!bad.empty())
             throw IoError(c, 0, "", "invalid cluster: " + bad);
+        clusters.push_back(std::make_shared<const ClusterSpec>(std::move(spec)));
     }
-    const std::string perfStr = perf.toString();
-
-    // Deterministic item list (trace, cluster, policy, seed order); shard i/N takes items i, i+N, ...
-    std::vector<SweepItem> all;
+    // Deterministic run list (trace, cluster, policy, seed order); shard i/N takes runs i, i+N, ...
+    std::vector<RunInputs> inputs;
     for (size_t t = 0; t < traces.size(); ++t)
         for (size_t c = 0; c < clusters.size(); ++c)
-            for (size_t p = 0; p < policyNames.size(); ++p)
-                for (uint64_t s : seeds)
-                    all.push_back({t, c, p, s, runKey(traceFps[t], clusters[c].fingerprint(), policyNames[p], s, perfStr)});
-    std::vector<SweepItem> mine;
-    for (size_t k = shardIndex; k < all.size(); k += shardCount)
-        mine.push_back(all[k]);
+            inputs.push_back({"", traces[t], clusters[c], table, tracePaths[t], clusterArgs[c]});
+    ExperimentPlan all = expandPlan(std::move(inputs), policyArgs, seeds, base);
+    ExperimentPlan plan;
+    plan.inputs = all.inputs;
+    for (size_t k = shardIndex; k < all.runs.size(); k += shardCount)
+        plan.runs.push_back(all.runs[k]);
 
     return withStore(db, [&] {
         RunStore store(db);
-        std::vector<SweepItem> todo;
-        for (const SweepItem& it : mine)
-            if (!store.hasRun(it.key))
-                todo.push_back(it);
-        std::fprintf(stderr, "sweep: %zu runs in total, %zu in this shard, %zu already in %s, %zu to run on %ld threads\n",
-                     all.size(), mine.size(), mine.size() - todo.size(), db.c_str(), todo.size(), jobs);
-
-        std::mutex mu;
-        std::condition_variable cvDone, cvRoom;
-        // Results are written in item order (run ids follow the deterministic list, whatever thread ran them).
-        std::map<size_t, SweepResult> done;
-        size_t writeNext = 0;
-        std::atomic<size_t> next{0};
-        std::atomic<bool> stop{false};
-        const size_t maxQueued = size_t(jobs) * 2; // bounds memory when the writer falls behind
-        auto worker = [&] {
-            for (;;) {
-                if (stop)
-                    return;
-                const size_t k = next++;
-                if (k >= todo.size())
-                    return;
-                const SweepItem& it = todo[k];
-                SweepResult r{k, {}, {}};
-                try {
-                    RunSpec spec;
-                    spec.policy = policyArgs[it.policy];
-                    spec.config.seed = it.seed;
-                    spec.config.perf = perf;
-                    spec.keepDecisionLog = keepLog;
-                    r.out = runSimulation(clusters[it.cluster], traces[it.trace], spec, {},
-                                          table.empty() ? nullptr : &table);
-                } catch (const std::exception& e) {
-                    r.error = e.what();
-                }
-                std::unique_lock lock(mu);
-                // The result the writer waits for always gets in, so a slow run cannot deadlock the pool.
-                cvRoom.wait(lock, [&] { return done.size() < maxQueued || k == writeNext || stop; });
-                done.emplace(k, std::move(r));
-                cvDone.notify_one();
-            }
-        };
-        std::vector<std::thread> pool;
-        for (long i = 0; i < std::min<long>(jobs, long(todo.size())); ++i)
-            pool.emplace_back(worker);
-
+        ExecOptions ex;
+        ex.threads = int(jobs);
+        ex.skip = [&](const PlannedRun& r) { return store.hasRun(r.spec.id()); };
+        size_t written = 0, total = 0;
         int failures = 0;
-        std::exception_ptr fatal;
-        for (size_t written = 0; written < todo.size(); ++written) {
-            SweepResult r;
-            {
-                std::unique_lock lock(mu);
-                cvDone.wait(lock, [&] { return done.count(written) > 0; });
-                auto node = done.extract(written);
-                r = std::move(node.mapped());
-                writeNext = written + 1;
-                cvRoom.notify_all();
-            }
-            const SweepItem& it = todo[r.item];
-            const std::string label = tracePaths[it.trace] + " " + clusterArgs[it.cluster] + " " +
-                                      policyArgs[it.policy] + " seed=" + std::to_string(it.seed);
-            if (!r.error.empty()) {
-                ++failures;
-                std::fprintf(stderr, "[%zu/%zu] %s: FAILED: %s\n", written + 1, todo.size(), label.c_str(),
-                             r.error.c_str());
-                continue;
-            }
-            if (runKey(r.out) != it.key)
-                std::fprintf(stderr, "warning: %s: stored key differs from the planned one (resume may rerun it)\n",
-                             label.c_str());
-            const std::string config =
-                "{\"source\":\"sweep\",\"trace_file\":" + jq(tracePaths[it.trace]) + ",\"cluster\":" +
-                jq(clusterArgs[it.cluster]) + ",\"policy\":" + jq(policyArgs[it.policy]) + ",\"seed\":" +
-                std::to_string(it.seed) + ",\"perf\":" + jq(perfStr) + ",\"shard\":" + jq(shard) + "}";
-            try {
-                const int64_t id = store.saveRun(experiment, r.out, config, true);
-                if (!quiet)
-                    std::fprintf(stderr, "[%zu/%zu] %s: mean JCT %.3f min, %.2f s -> run %lld\n", written + 1,
-                                 todo.size(), label.c_str(), r.out.summary.meanJctMin, r.out.wallSeconds,
-                                 (long long)id);
-            } catch (...) {
-                fatal = std::current_exception();
-                break;
-            }
-        }
-        if (fatal) {
-            stop = true;
-            cvRoom.notify_all();
-        }
-        for (std::thread& t : pool)
-            t.join();
-        if (fatal)
-            std::rethrow_exception(fatal);
-        std::fprintf(stderr, "sweep: done, %zu written, %d failed; %lld runs in %s\n", todo.size() - size_t(failures),
-                     failures, (long long)store.runCount(), db.c_str());
+        ex.progress = [&](size_t done, size_t planned, double) {
+            total = planned;
+            return true;
+        };
+        ex.onError = [&](size_t i, const std::string& e) {
+            ++failures;
+            std::fprintf(stderr, "[%s] %s %s: FAILED: %s\n", plan.runs[i].label.c_str(),
+                         plan.runs[i].spec.traceSource.c_str(), plan.runs[i].spec.clusterSource.c_str(), e.c_str());
+        };
+        ex.onResult = [&](size_t i, RunOutput& out) {
+            const PlannedRun& r = plan.runs[i];
+            if (out.spec.id() != r.spec.id())
+                std::fprintf(stderr, "warning: %s: the run's identity differs from the planned one (resume may rerun it)\n",
+                             r.label.c_str());
+            const int64_t id = store.saveRun(experiment, out, {}, true);
+            ++written;
+            if (!quiet)
+                std::fprintf(stderr, "[%zu] %s %s %s: mean JCT %.3f min, %.2f s -> run %lld\n", written,
+                             r.spec.traceSource.c_str(), r.spec.clusterSource.c_str(), r.label.c_str(),
+                             out.summary.meanJctMin, out.wallSeconds, (long long)id);
+        };
+        size_t already = 0;
+        for (const PlannedRun& r : plan.runs)
+            already += store.hasRun(r.spec.id()) ? 1 : 0;
+        std::fprintf(stderr, "sweep: %zu runs in total, %zu in this shard, %zu already in %s, %zu to run on %ld threads\n",
+                     all.runs.size(), plan.runs.size(), already, db.c_str(), plan.runs.size() - already, jobs);
+        executePlan(plan, ex);
+        (void)total;
+        std::fprintf(stderr, "sweep: done, %zu written, %d failed; %lld runs in %s\n", written, failures,
+                     (long long)store.runCount(), db.c_str());
         return failures ? 1 : 0;
     });
 }

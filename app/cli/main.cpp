@@ -137,6 +137,35 @@ void Args::finish() const
             throw UsageError("unknown option --" + k);
 }
 
+// "1,2,5-8" -> 1 2 5 6 7 8
+std::vector<uint64_t> parseSeedList(const std::string& s)
+{
+    std::vector<uint64_t> out;
+    for (const std::string& item : splitList(s)) {
+        try {
+            size_t dash = item.find('-', 1);
+            size_t pos = 0;
+            if (dash == std::string::npos) {
+                out.push_back(std::stoull(item, &pos));
+                if (pos != item.size())
+                    throw std::invalid_argument(item);
+            } else {
+                const uint64_t a = std::stoull(item.substr(0, dash), &pos);
+                const uint64_t b = std::stoull(item.substr(dash + 1));
+                if (b < a || b - a > 100000)
+                    throw std::invalid_argument(item);
+                for (uint64_t x = a; x <= b; ++x)
+                    out.push_back(x);
+            }
+        } catch (const std::exception&) {
+            throw UsageError("--seeds: '" + item + "' is not a seed or a range A-B");
+        }
+    }
+    if (out.empty())
+        throw UsageError("--seeds: no seeds given");
+    return out;
+}
+
 std::vector<std::string> splitList(const std::string& s, char sep)
 {
     std::vector<std::string> out;

@@ -14,21 +14,6 @@ bool endsWith(const std::string& s, const std::string& suffix)
     return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// A scenario description for runs saved by run/compare, so `show` can say how a run was made.
-std::string defaultConfig(const RunOutput& out)
-{
-    auto q = [](const std::string& s) {
-        std::string o = "\"";
-        for (char c : s) {
-            if (c == '"' || c == '\\')
-                o += '\\';
-            o += c;
-        }
-        return o + "\"";
-    };
-    return "{\"source\":\"schedstudio-cli\",\"policy\":" + q(out.policy) + ",\"seed\":" + std::to_string(out.seed) +
-           ",\"perf\":" + q(out.perf) + ",\"cluster\":" + q(out.clusterName) + ",\"trace\":" + q(out.traceName) + "}";
-}
 } // namespace
 
 void peekStoreOptions(Args& args)
@@ -49,8 +34,7 @@ long long saveRunIfAsked(Args& args, const RunOutput& out, const std::string& ex
     if (db.empty())
         return -1;
     RunStore store(db); // StoreError names the file
-    const int64_t id = store.saveRun(exp.empty() ? std::string("default") : exp, out,
-                                     config.empty() ? defaultConfig(out) : config);
+    const int64_t id = store.saveRun(exp.empty() ? std::string("default") : exp, out, config);
     std::fprintf(stderr, "saved run %lld (%s, seed %llu) to %s\n", (long long)id, out.policy.c_str(),
                  (unsigned long long)out.seed, db.c_str());
     return id;

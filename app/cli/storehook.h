@@ -6,7 +6,7 @@
 
 #include "cli.h"
 #include "model/clusterspec.h"
-#include "sim/runner.h"
+#include "run/runner.h"
 
 namespace ss::cli {
 
@@ -15,7 +15,8 @@ void peekStoreOptions(Args& args);
 /// True when an export needs the decision log in memory (--chrome-trace): set RunSpec::keepDecisionLog.
 bool wantsDecisionLog(Args& args);
 /// With --db FILE: saves `out` under --experiment NAME (else `experiment`) and prints the run id to stderr.
-/// Returns the new run id, or -1 when --db was not given. `config` is the scenario JSON stored with the run.
+/// Returns the new run id, or -1 when --db was not given. `config` ("" = the run's complete spec, the
+/// default) is the config JSON stored with the run.
 long long saveRunIfAsked(Args& args, const RunOutput& out, const std::string& experiment,
                          const std::string& config = {});
 /// --jobs-out FILE (CSV), --summary-out FILE (.csv = CSV, else JSON), --series-out FILE (CSV),

@@ -28,28 +28,6 @@ std::string jnum(double v)
     return formatNumber(v); // "null" for NaN/Inf
 }
 
-std::string jstr(const std::string& s)
-{
-    std::string o = "\"";
-    for (unsigned char c : s) {
-        switch (c) {
-        case '"': o += "\\\""; break;
-        case '\\': o += "\\\\"; break;
-        case '\n': o += "\\n"; break;
-        case '\r': o += "\\r"; break;
-        case '\t': o += "\\t"; break;
-        default:
-            if (c < 0x20) {
-                char buf[8];
-                std::snprintf(buf, sizeof buf, "\\u%04x", c);
-                o += buf;
-            } else
-                o += char(c);
-        }
-    }
-    return o + "\"";
-}
-
 std::string csvCell(const std::string& s)
 {
     if (s.find_first_of(",\"\n\r") == std::string::npos)
@@ -203,16 +181,16 @@ void writeJobsCsv(const RunOutput& out, std::ostream& os)
 
 void writeSummaryJson(const RunOutput& out, std::ostream& os)
 {
-    os << "{\n  \"software\": " << jstr(SCHEDSTUDIO_VERSION) << ",\n  \"policy\": " << jstr(out.policy)
-       << ",\n  \"seed\": " << out.seed << ",\n  \"perf\": " << jstr(out.perf)
-       << ",\n  \"cluster\": " << jstr(out.clusterName)
-       << ",\n  \"cluster_fingerprint\": " << jstr(out.clusterFingerprint)
-       << ",\n  \"trace\": " << jstr(out.traceName) << ",\n  \"trace_fingerprint\": " << jstr(out.traceFingerprint)
+    os << "{\n  \"software\": " << jsonQuote(SCHEDSTUDIO_VERSION) << ",\n  \"policy\": " << jsonQuote(out.policy)
+       << ",\n  \"seed\": " << out.seed << ",\n  \"perf\": " << jsonQuote(out.perf)
+       << ",\n  \"cluster\": " << jsonQuote(out.clusterName)
+       << ",\n  \"cluster_fingerprint\": " << jsonQuote(out.clusterFingerprint)
+       << ",\n  \"trace\": " << jsonQuote(out.traceName) << ",\n  \"trace_fingerprint\": " << jsonQuote(out.traceFingerprint)
        << ",\n  \"wall_seconds\": " << jnum(out.wallSeconds)
        << ",\n  \"cancelled\": " << (out.cancelled ? "true" : "false") << ",\n  \"summary\": {";
     bool first = true;
     for (const SummaryField& f : summaryFields()) {
-        os << (first ? "\n    " : ",\n    ") << jstr(f.name) << ": " << jnum(f.get(out.summary));
+        os << (first ? "\n    " : ",\n    ") << jsonQuote(f.name) << ": " << jnum(f.get(out.summary));
         first = false;
     }
     os << "\n  }\n}\n";
@@ -284,12 +262,12 @@ void writeChromeTrace(const RunOutput& out, const ClusterSpec* cluster, std::ost
             tracks[i] = {0, s.gpu + int(lane) * kLaneStride};
     }
 
-    os << "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"software\":" << jstr(SCHEDSTUDIO_VERSION)
-       << ",\"policy\":" << jstr(out.policy) << ",\"seed\":" << jstr(std::to_string(out.seed))
-       << ",\"perf\":" << jstr(out.perf) << ",\"cluster\":" << jstr(out.clusterName)
-       << ",\"cluster_fingerprint\":" << jstr(out.clusterFingerprint) << ",\"trace\":" << jstr(out.traceName)
-       << ",\"trace_fingerprint\":" << jstr(out.traceFingerprint)
-       << ",\"segments_from\":" << jstr(out.log ? "decision log" : "job records") << "},\n\"traceEvents\":[\n";
+    os << "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"software\":" << jsonQuote(SCHEDSTUDIO_VERSION)
+       << ",\"policy\":" << jsonQuote(out.policy) << ",\"seed\":" << jsonQuote(std::to_string(out.seed))
+       << ",\"perf\":" << jsonQuote(out.perf) << ",\"cluster\":" << jsonQuote(out.clusterName)
+       << ",\"cluster_fingerprint\":" << jsonQuote(out.clusterFingerprint) << ",\"trace\":" << jsonQuote(out.traceName)
+       << ",\"trace_fingerprint\":" << jsonQuote(out.traceFingerprint)
+       << ",\"segments_from\":" << jsonQuote(out.log ? "decision log" : "job records") << "},\n\"traceEvents\":[\n";
     bool first = true;
     auto sep = [&] {
         if (!first)
@@ -309,7 +287,7 @@ void writeChromeTrace(const RunOutput& out, const ClusterSpec* cluster, std::ost
                               : useCluster ? cluster->machines[size_t(pid)].name
                                            : std::string("GPUs");
             sep();
-            os << "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":" << pid << ",\"args\":{\"name\":" << jstr(pname)
+            os << "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":" << pid << ",\"args\":{\"name\":" << jsonQuote(pname)
                << "}}";
             sep();
             os << "{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":" << pid
@@ -322,7 +300,7 @@ void writeChromeTrace(const RunOutput& out, const ClusterSpec* cluster, std::ost
                                           (lane ? " (share " + std::to_string(lane + 1) + ")" : std::string());
         sep();
         os << "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":" << pid << ",\"tid\":" << tid
-           << ",\"args\":{\"name\":" << jstr(tname) << "}}";
+           << ",\"args\":{\"name\":" << jsonQuote(tname) << "}}";
     }
     for (size_t i = 0; i < segs.size(); ++i) {
         const JobSegment& s = segs[i];

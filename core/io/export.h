@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "model/clusterspec.h"
-#include "sim/runner.h"
+#include "run/runner.h"
 
 namespace ss {
 

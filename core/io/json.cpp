@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "io/traceio.h"
+#include "io/ioerror.h"
 
 namespace ss {
 
@@ -347,6 +347,14 @@ static void writeString(std::string& out, const std::string& s)
     out += '"';
 }
 
+std::string jsonQuote(const std::string& s)
+{
+    std::string out;
+    out.reserve(s.size() + 2);
+    writeString(out, s);
+    return out;
+}
+
 static bool isScalarArray(const JsonValue& v)
 {
     for (const auto& e : v.array())
@@ -357,8 +365,11 @@ static bool isScalarArray(const JsonValue& v)
 
 static void writeValue(std::string& out, const JsonValue& v, int indent, int level)
 {
-    const std::string pad(size_t(indent * (level + 1)), ' ');
-    const std::string padEnd(size_t(indent * level), ' ');
+    // indent < 0: one line, no spaces (compact)
+    const bool compact = indent < 0;
+    const std::string pad(compact ? 0 : size_t(indent * (level + 1)), ' ');
+    const std::string padEnd(compact ? 0 : size_t(indent * level), ' ');
+    const char* nl = compact ? "" : "\n";
     switch (v.kind()) {
     case JsonValue::Kind::Null: out += "null"; break;
     case JsonValue::Kind::Bool: out += v.boolean() ? "true" : "false"; break;
@@ -367,11 +378,11 @@ static void writeValue(std::string& out, const JsonValue& v, int indent, int lev
     case JsonValue::Kind::Array:
         if (v.array().empty()) {
             out += "[]";
-        } else if (isScalarArray(v)) {
+        } else if (compact || isScalarArray(v)) {
             out += '[';
             for (size_t i = 0; i < v.array().size(); ++i) {
                 if (i)
-                    out += ", ";
+                    out += compact ? "," : ", ";
                 writeValue(out, v.array()[i], indent, level + 1);
             }
             out += ']';
@@ -390,15 +401,18 @@ static void writeValue(std::string& out, const JsonValue& v, int indent, int lev
             out += "{}";
             break;
         }
-        out += "{\n";
+        out += '{';
+        out += nl;
         {
             size_t i = 0;
             for (const auto& [k, m] : v.object()) {
                 out += pad;
                 writeString(out, k);
-                out += ": ";
+                out += compact ? ":" : ": ";
                 writeValue(out, m, indent, level + 1);
-                out += ++i < v.object().size() ? ",\n" : "\n";
+                if (++i < v.object().size())
+                    out += ',';
+                out += nl;
             }
         }
         out += padEnd + "}";
@@ -410,7 +424,8 @@ std::string writeJson(const JsonValue& v, int indent)
 {
     std::string out;
     writeValue(out, v, indent, 0);
-    out += '\n';
+    if (indent >= 0)
+        out += '\n';
     return out;
 }
 

@@ -58,8 +58,11 @@ private:
 
 /// Parses `text`; throws IoError(fileForErrors, line, "", reason) on malformed input. Depth is limited.
 JsonValue parseJson(std::string_view text, const std::string& fileForErrors);
-/// Serialises with 2-space indentation; numbers are written in their shortest round-trip form.
+/// Serialises with `indent`-space indentation and a final newline (indent < 0: compact, one line, no final
+/// newline); numbers are written in their shortest round-trip form.
 std::string writeJson(const JsonValue& v, int indent = 2);
+/// `s` as a JSON string literal, quotes included (the one escaper every JSON writer of the project uses).
+std::string jsonQuote(const std::string& s);
 /// Shortest text that reads back as exactly `v` (integers without ".0").
 std::string formatNumber(double v);
 

@@ -10,28 +10,10 @@
 
 #include "model/clusterspec.h"
 #include "model/job.h"
+#include "io/ioerror.h"
 #include "perf/perfmodel.h"
 
 namespace ss {
-
-/// A reading error. what() is one line: "FILE:LINE: column 'FIELD': REASON" (line/field omitted when unknown).
-class IoError : public std::runtime_error {
-public:
-    IoError(std::string file, long line, std::string field, const std::string& reason);
-    const std::string& file() const { return m_file; }
-    long line() const { return m_line; }
-    const std::string& field() const { return m_field; }
-private:
-    std::string m_file;
-    long m_line;
-    std::string m_field;
-};
-
-/// Reading was cancelled through the progress callback.
-class Cancelled : public std::runtime_error {
-public:
-    Cancelled() : std::runtime_error("cancelled") {}
-};
 
 struct TraceReadOptions {
     std::string format = "auto";  ///< auto | native | philly | helios | pai2020 | openb | gavel | tiresias | chronus | pollux | swf | csv

@@ -10,7 +10,7 @@
 
 #include "learn/nets.h"
 #include "metrics/metrics.h"
-#include "sim/runner.h"
+#include "run/runner.h"
 
 namespace ss::learn {
 

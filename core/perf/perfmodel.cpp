@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 #include <stdexcept>
 
@@ -106,6 +107,28 @@ double ThroughputTable::relativeSpeed(const std::string& model, const std::strin
 void ThroughputTable::set(const std::string& model, const std::string& gpuType, double relSpeed)
 {
     m_table[model][lower(gpuType)] = relSpeed;
+}
+
+std::string ThroughputTable::fingerprint() const
+{
+    uint64_t h = 1469598103934665603ULL;
+    auto mix = [&](const void* p, size_t n) {
+        auto c = static_cast<const unsigned char*>(p);
+        for (size_t i = 0; i < n; ++i) {
+            h ^= c[i];
+            h *= 1099511628211ULL;
+        }
+    };
+    for (const auto& [model, types] : m_table) {
+        mix(model.data(), model.size() + 1); // with the terminating NUL as separator
+        for (const auto& [type, speed] : types) {
+            mix(type.data(), type.size() + 1);
+            mix(&speed, sizeof speed);
+        }
+    }
+    char buf[20];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+    return buf;
 }
 
 PerfModel::PerfModel(const ClusterSpec& cluster, const Trace& trace, PerfConfig cfg, uint64_t seed,

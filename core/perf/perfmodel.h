@@ -40,6 +40,8 @@ public:
     void set(const std::string& model, const std::string& gpuType, double relSpeed);
     bool empty() const { return m_table.empty(); }
     size_t size() const { return m_table.size(); }
+    /// Hex fingerprint of every (model, type, speed) entry (part of a run's identity).
+    std::string fingerprint() const;
 
 private:
     std::map<std::string, std::map<std::string, double>> m_table; // model -> lower-case type -> speed

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <limits>
 
+#include "io/runio.h"
+
 #ifndef SCHEDSTUDIO_VERSION
 #define SCHEDSTUDIO_VERSION "dev"
 #endif
@@ -141,6 +143,10 @@ std::string runKey(const std::string& traceFp, const std::string& clusterFp, con
 
 std::string runKey(const RunOutput& out)
 {
+    // Runs made by runSimulation carry their complete spec: its hash is the identity. The legacy key is
+    // kept for outputs assembled by hand (and is what runs stored before schema 3 hold).
+    if (!out.spec.traceFingerprint.empty())
+        return out.spec.id();
     return runKey(out.traceFingerprint, out.clusterFingerprint, out.policy, out.seed, out.perf);
 }
 
@@ -330,7 +336,7 @@ int64_t RunStore::insertRun(const std::string& experiment, const RunOutput& out,
 {
     if (!m_db)
         throw StoreError("no database open");
-    const std::string key = runKey(out);
+    const std::string key = keep ? keep->key : runKey(out); // a merge keeps the source's identity
     Transaction tx(m_db);
     if (skipIfPresent) {
         sqlite3_stmt* q = prepare("SELECT id FROM runs WHERE run_key = ? ORDER BY id LIMIT 1");
@@ -361,7 +367,7 @@ int64_t RunStore::insertRun(const std::string& experiment, const RunOutput& out,
     bindS(r, i++, out.clusterFingerprint);
     bindS(r, i++, out.traceName);
     bindS(r, i++, out.traceFingerprint);
-    bindS(r, i++, config);
+    bindS(r, i++, !config.empty() || out.spec.traceFingerprint.empty() ? config : runConfigJson(out.spec));
     bindS(r, i++, keep ? keep->softwareVersion : std::string(SCHEDSTUDIO_VERSION));
     if (keep && !keep->created.empty())
         bindS(r, i++, keep->created);
@@ -516,6 +522,13 @@ StoredRun RunStore::loadRun(int64_t id, bool withLog) const
         fail("cannot read run " + std::to_string(id));
     Summary& s = o.summary;
     sr.config = colS(q, 0);
+    if (sr.config.find("\"schedstudio-run\"") != std::string::npos) {
+        try {
+            sr.out.spec = runSpecFromJson(sr.config, m_path + " run " + std::to_string(id) + " config");
+        } catch (const std::exception&) {
+            // A config of an older shape: the run loads, its spec stays unknown.
+        }
+    }
     o.wallSeconds = colD(q, 1);
     o.cancelled = sqlite3_column_int(q, 2) != 0;
     s.jobs = sqlite3_column_int(q, 3);

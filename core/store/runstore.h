@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/runner.h"
+#include "run/runner.h"
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -21,7 +21,8 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-/// The identity of a run for resumable sweeps and merges: trace fp | cluster fp | policy | seed | perf.
+/// The identity of a run for resumable sweeps and merges: the hash of its complete RunSpec (RunSpec::id);
+/// the legacy form (trace fp | cluster fp | policy | seed | perf) for outputs without a spec.
 std::string runKey(const RunOutput& out);
 std::string runKey(const std::string& traceFp, const std::string& clusterFp, const std::string& policy,
                    uint64_t seed, const std::string& perf);

@@ -3,7 +3,8 @@
 #include <QtTest>
 
 #include "io/traceio.h"
-#include "sim/runner.h"
+#include "io/runio.h"
+#include "run/runner.h"
 
 using namespace ss;
 

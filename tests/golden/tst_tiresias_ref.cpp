@@ -24,7 +24,7 @@
 #include <map>
 
 #include "io/traceio.h"
-#include "sim/runner.h"
+#include "run/runner.h"
 
 using namespace ss;
 

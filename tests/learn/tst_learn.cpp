@@ -15,7 +15,7 @@
 #include "learn/trainer.h"
 #include "model/tracegen.h"
 #include "perf/perfmodel.h"
-#include "sim/runner.h"
+#include "run/runner.h"
 
 using namespace ss;
 using namespace ss::learn;

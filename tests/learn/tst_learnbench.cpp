@@ -9,7 +9,7 @@
 #include "learn/trainer.h"
 #include "model/tracegen.h"
 #include "policy/registry.h"
-#include "sim/runner.h"
+#include "run/runner.h"
 
 using namespace ss;
 

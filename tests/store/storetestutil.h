@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "model/rng.h"
-#include "sim/runner.h"
+#include "run/runner.h"
 
 namespace sstest {
 

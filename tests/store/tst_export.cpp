@@ -11,7 +11,7 @@
 #include "io/export.h"
 #include "model/clusterspec.h"
 #include "model/tracegen.h"
-#include "sim/runner.h"
+#include "run/runner.h"
 #include "storetestutil.h"
 
 using namespace ss;

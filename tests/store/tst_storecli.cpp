@@ -160,6 +160,56 @@ private Q_SLOTS:
         QVERIFY2(r.code == 0 && r.err.contains("0 runs copied"), qPrintable(r.err));
     }
 
+    // Runs that differ only in backfill, only in one --param, or only in the checkpoint file are different
+    // runs: merging two databases keeps every one of them (the identity is the hash of the complete spec).
+    void mergeKeepsRunsThatDifferInOneSetting()
+    {
+        const QString a = file("one-a.db"), b = file("one-b.db"), merged = file("one-merged.db");
+        const QString ckA = file("a.sscp"), ckB = file("b.sscp");
+        for (const auto& [path, text] : {std::pair{ckA, "checkpoint A"}, std::pair{ckB, "checkpoint B"}}) {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(text);
+        }
+        const QStringList run = {"run", "--trace", m_smallTrace, "--cluster", "das-case", "--seed", "3"};
+        auto runInto = [&](const QString& db, const QStringList& extra) {
+            const Result r = runCli(run + QStringList{"--db", db} + extra);
+            QVERIFY2(r.code == 0, qPrintable(r.err));
+        };
+        runInto(a, {"--policy", "fifo+firstfit"});
+        runInto(b, {"--policy", "fifo+firstfit", "--no-backfill"});
+        runInto(a, {"--policy", "las+firstfit"});
+        runInto(b, {"--policy", "las+firstfit", "--param", "las.knob=2"});
+        runInto(a, {"--policy", "sjf+bestfit", "--checkpoint", ckA});
+        runInto(b, {"--policy", "sjf+bestfit", "--checkpoint", ckB});
+        Result r = runCli({"merge", "--db", merged, a, b});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains(QString("merged %1: 3 runs copied").arg(a)), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QString("merged %1: 3 runs copied").arg(b)), qPrintable(r.err));
+        QVERIFY2(r.out.contains("6 runs"), qPrintable(r.out));
+        const auto keys = meanJctByKey(merged.toStdString()); // fails on a duplicate key
+        QCOMPARE(keys.size(), size_t(6));
+        // every stored config names what made its run different
+        RunStore store(merged.toStdString(), RunStore::Mode::Existing);
+        int noBackfill = 0, knob = 0, checkpoints = 0;
+        for (const RunInfo& i : store.listRuns()) {
+            const StoredRun sr = store.loadRun(i.id, false);
+            QCOMPARE(sr.out.spec.id(), i.key); // the config read back has the run's identity
+            noBackfill += !sr.out.spec.options.backfill;
+            knob += sr.out.spec.options.params.count("las.knob") ? 1 : 0;
+            checkpoints += sr.out.spec.checkpointHash.empty() ? 0 : 1;
+        }
+        QCOMPARE(noBackfill, 1);
+        QCOMPARE(knob, 1);
+        QCOMPARE(checkpoints, 2);
+        // merging again copies nothing, and a rerun of the same command is the same run
+        r = runCli({"merge", "--db", merged, a, b});
+        QVERIFY2(r.err.contains("0 runs copied"), qPrintable(r.err));
+        runInto(b, {"--policy", "las+firstfit", "--param", "las.knob=2"});
+        r = runCli({"merge", "--db", merged, b});
+        QVERIFY2(r.err.contains("0 runs copied"), qPrintable(r.err));
+    }
+
     void listShowExport()
     {
         const QString db = file("cli.db");

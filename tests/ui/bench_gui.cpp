@@ -27,7 +27,7 @@
 #include "runentry.h"
 #include "scenario.h"
 #include "trainingpanel.h"
-#include "sim/runner.h"
+#include "run/runner.h"
 #ifdef SCHEDSTUDIO_HAVE_TORCH
 #include "learn/learn.h"
 #endif
@@ -174,11 +174,11 @@ void benchStall(const ClusterSpec& cluster, int jobs, double load)
     MainWindow w;
     w.resize(1600, 1000);
     w.show();
-    Scenario s;
+    ui::Scenario s;
     s.name = QStringLiteral("bench");
     s.tracePath = tracePath;
     s.traceFormat = QStringLiteral("native");
-    s.clusterSource = Scenario::ClusterSource::File;
+    s.clusterSource = ui::Scenario::ClusterSource::File;
     s.clusterPath = clusterPath;
     s.policies = {QStringLiteral("sjf+bestfit")};
     w.setScenario(s);

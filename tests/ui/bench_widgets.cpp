@@ -14,7 +14,7 @@
 #include "heatmapview.h"
 #include "model/tracegen.h"
 #include "plothelpers.h"
-#include "sim/runner.h"
+#include "run/runner.h"
 #include "topologyeditorview.h"
 
 using namespace ss;

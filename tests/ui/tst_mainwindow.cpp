@@ -215,7 +215,7 @@ void TestMainWindow::badScenarioShowsBanner()
 void TestMainWindow::runWithoutTraceShowsBanner()
 {
     MainWindow w;
-    Scenario s;
+    ui::Scenario s;
     s.name = QStringLiteral("empty");
     w.setScenario(s);
     QVERIFY(!w.runScenario());

@@ -13,7 +13,7 @@
 #include "model/tracegen.h"
 #include "models.h"
 #include "scenario.h"
-#include "sim/runner.h"
+#include "run/runner.h"
 #include "teaching.h"
 
 using namespace ss;
@@ -315,10 +315,10 @@ void TestModels::scenarioRoundTrip()
 {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
-    Scenario s;
+    ui::Scenario s;
     s.name = QStringLiteral("round trip");
     s.tracePath = dir.filePath(QStringLiteral("traces/t.csv"));
-    s.clusterSource = Scenario::ClusterSource::File;
+    s.clusterSource = ui::Scenario::ClusterSource::File;
     s.clusterPath = dir.filePath(QStringLiteral("c/cluster.json"));
     s.perf = QStringLiteral("cross_machine=0.2,fluctuation_sd=0.05");
     s.policies = {QStringLiteral("fifo+firstfit"), QStringLiteral("las+consolidate")};
@@ -334,11 +334,11 @@ void TestModels::scenarioRoundTrip()
     QCOMPARE(o.value(QStringLiteral("trace")).toObject().value(QStringLiteral("path")).toString(), QStringLiteral("traces/t.csv"));
     QCOMPARE(o.value(QStringLiteral("format")).toString(), QStringLiteral("schedstudio-scenario"));
     QCOMPARE(o.value(QStringLiteral("version")).toInt(), 1);
-    const Scenario r = Scenario::load(path);
+    const ui::Scenario r = ui::Scenario::load(path);
     QCOMPARE(r.name, s.name);
     QCOMPARE(r.tracePath, s.tracePath);
     QCOMPARE(r.clusterPath, s.clusterPath);
-    QVERIFY(r.clusterSource == Scenario::ClusterSource::File);
+    QVERIFY(r.clusterSource == ui::Scenario::ClusterSource::File);
     QCOMPARE(r.perf, s.perf);
     QCOMPARE(r.policies, s.policies);
     QCOMPARE(r.seed, s.seed);
@@ -346,21 +346,21 @@ void TestModels::scenarioRoundTrip()
     QCOMPARE(r.backfill, false);
 
     // Inline cluster survives too.
-    Scenario in = s;
+    ui::Scenario in = s;
     ClusterSpec c = makeClusterPreset("das-case");
     c.finalize();
     c.machines[0].gpus = 2;
-    in.clusterSource = Scenario::ClusterSource::Inline;
+    in.clusterSource = ui::Scenario::ClusterSource::Inline;
     in.clusterJson = QString::fromStdString(clusterToJson(c));
     in.save(path);
-    const Scenario r2 = Scenario::load(path);
-    QVERIFY(r2.clusterSource == Scenario::ClusterSource::Inline);
+    const ui::Scenario r2 = ui::Scenario::load(path);
+    QVERIFY(r2.clusterSource == ui::Scenario::ClusterSource::Inline);
     ClusterSpec back = clusterFromJson(r2.clusterJson.toStdString(), "x");
     back.finalize();
     QCOMPARE(back.fingerprint(), c.fingerprint());
 
     // The shipped sample opens with no other input.
-    const Scenario das = Scenario::load(QStringLiteral(SS_SOURCE_DIR "/sample-traces/das-case.scenario.json"));
+    const ui::Scenario das = ui::Scenario::load(QStringLiteral(SS_SOURCE_DIR "/sample-traces/das-case.scenario.json"));
     QCOMPARE(das.clusterPreset, QStringLiteral("das-case"));
     QVERIFY(QFileInfo::exists(das.tracePath));
 }
@@ -377,7 +377,7 @@ void TestModels::scenarioErrors()
     };
     const QString bad = write("bad.scenario.json", "{\n  \"format\": \"schedstudio-scenario\",\n  \"version\": 1,\n  \"name\": oops\n}\n");
     try {
-        Scenario::load(bad);
+        ui::Scenario::load(bad);
         QFAIL("bad JSON accepted");
     } catch (const ScenarioError& e) {
         QCOMPARE(e.line, 4);
@@ -385,22 +385,22 @@ void TestModels::scenarioErrors()
     }
     const QString newer = write("newer.scenario.json", R"({"format":"schedstudio-scenario","version":7,"name":"x"})");
     try {
-        Scenario::load(newer);
+        ui::Scenario::load(newer);
         QFAIL("newer version accepted");
     } catch (const ScenarioError& e) {
         QVERIFY2(e.reason.contains(QStringLiteral("newer")), qPrintable(e.reason));
         QVERIFY(e.reason.contains(QStringLiteral("'version'")));
     }
     const QString other = write("other.json", R"({"format":"something-else","version":1})");
-    QVERIFY_THROWS_EXCEPTION(ScenarioError, Scenario::load(other));
+    QVERIFY_THROWS_EXCEPTION(ScenarioError, ui::Scenario::load(other));
     const QString seeds = write("seeds.scenario.json", R"({"format":"schedstudio-scenario","version":1,"seeds":0})");
     try {
-        Scenario::load(seeds);
+        ui::Scenario::load(seeds);
         QFAIL("seeds 0 accepted");
     } catch (const ScenarioError& e) {
         QVERIFY(e.reason.contains(QStringLiteral("'seeds'")));
     }
-    QVERIFY_THROWS_EXCEPTION(ScenarioError, Scenario::load(dir.filePath(QStringLiteral("missing.json"))));
+    QVERIFY_THROWS_EXCEPTION(ScenarioError, ui::Scenario::load(dir.filePath(QStringLiteral("missing.json"))));
 }
 
 void TestModels::teachingText()

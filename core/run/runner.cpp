@@ -1,0 +1,106 @@
+#include "run/runner.h"
+
+#include <chrono>
+
+namespace ss {
+
+namespace {
+// Keeps every decision record in memory.
+class LogKeeper : public SimObserver {
+public:
+    explicit LogKeeper(std::shared_ptr<DecisionLog> log) : m_log(std::move(log)) {}
+    void onDecision(const DecisionRecord& r) override { m_log->records.push_back(r); }
+private:
+    std::shared_ptr<DecisionLog> m_log;
+};
+
+// Streams decision records to a file as they happen.
+class LogStreamer : public SimObserver {
+public:
+    LogStreamer(const std::string& path, const ClusterSpec& c) : m_writer(path, c.machineCount(), c.totalGpus()) {}
+    void onDecision(const DecisionRecord& r) override { m_writer.write(r); }
+    void onRunEnd(double) override { m_writer.close(); }
+private:
+    DecisionLogWriter m_writer;
+};
+
+bool endsWith(const std::string& s, const std::string& suffix)
+{
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+} // namespace
+
+RunOutput runSimulation(const ClusterSpec& cluster, const Trace& traceIn, const RunSpec& spec,
+                        const std::function<bool(double)>& progress, const ThroughputTable* table,
+                        const std::vector<SimObserver*>& extraObservers)
+{
+    const std::string bad = cluster.validate();
+    if (!bad.empty())
+        throw std::invalid_argument("invalid cluster: " + bad);
+    // the engine needs jobs sorted by submit time; sort a copy only when needed
+    const Trace* trace = &traceIn;
+    Trace sorted;
+    for (size_t i = 1; i < traceIn.jobs.size(); ++i)
+        if (traceIn.jobs[i].submit < traceIn.jobs[i - 1].submit) {
+            sorted = traceIn;
+            sorted.sortBySubmit();
+            trace = &sorted;
+            break;
+        }
+
+    RunOutput out;
+    out.spec = spec;
+    completeRunSpec(out.spec, cluster, traceIn, table); // the trace as given: sorting is deterministic
+    out.spec.decisionLogPath.clear(); // output handling is not part of what the run was
+    out.spec.keepDecisionLog = false;
+
+    auto policy = makeScheduler(spec.policy, spec.options);
+    RunConfig cfg = spec.config;
+    const bool wantLog = spec.keepDecisionLog || !spec.decisionLogPath.empty();
+    cfg.recordDecisions = cfg.recordDecisions || wantLog;
+
+    Simulator sim(cluster, *trace, *policy, cfg, table);
+    MetricsCollector metrics;
+    sim.addObserver(&metrics);
+    std::unique_ptr<LogKeeper> keeper;
+    std::unique_ptr<LogStreamer> streamer;
+    if (spec.keepDecisionLog || (!spec.decisionLogPath.empty() && endsWith(spec.decisionLogPath, ".jsonl"))) {
+        out.log = std::make_shared<DecisionLog>();
+        out.log->machineCount = cluster.machineCount();
+        out.log->gpuCount = cluster.totalGpus();
+        keeper = std::make_unique<LogKeeper>(out.log);
+        sim.addObserver(keeper.get());
+    }
+    if (!spec.decisionLogPath.empty() && !endsWith(spec.decisionLogPath, ".jsonl")) {
+        streamer = std::make_unique<LogStreamer>(spec.decisionLogPath, cluster);
+        sim.addObserver(streamer.get());
+    }
+    for (SimObserver* o : extraObservers)
+        sim.addObserver(o);
+
+    const auto t0 = std::chrono::steady_clock::now();
+    out.cancelled = !sim.run(progress);
+    out.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+    if (!spec.decisionLogPath.empty() && endsWith(spec.decisionLogPath, ".jsonl") && out.log)
+        writeDecisionLogJsonl(*out.log, spec.decisionLogPath);
+    if (!spec.keepDecisionLog)
+        out.log.reset();
+
+    out.policy = policy->name();
+    out.seed = cfg.seed;
+    out.perf = cfg.perf.toString();
+    out.clusterName = cluster.name;
+    out.clusterFingerprint = out.spec.clusterFingerprint;
+    out.traceName = trace->name;
+    out.traceFingerprint = out.spec.traceFingerprint;
+    out.summary = metrics.summary();
+    out.summary.events = sim.eventsProcessed();
+    out.summary.decisions = sim.decisions();
+    out.jobs = metrics.takeJobs();
+    out.series = metrics.series();
+    return out;
+}
+
+} // namespace ss

@@ -1,0 +1,46 @@
+#pragma once
+// A scenario: trace + cluster + performance model + policies + seeds (+ what-if variants), the
+// *.scenario.json files both front ends read and write (reader/writer: io/scenarioio.h). Plain data.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ss {
+
+/// One what-if variant of a scenario: the same experiment with the load or the cluster changed.
+struct ScenarioVariant {
+    std::string name;           ///< label shown next to its runs ("2x load")
+    double loadScale = 1;       ///< arrival-rate factor (> 1: inter-arrival times divided)
+    std::string cluster;        ///< preset or file replacing the scenario's cluster ("" = same)
+};
+
+struct Scenario {
+    static constexpr int kVersion = 1;
+    static constexpr const char* kFormat = "schedstudio-scenario";
+
+    enum class ClusterSource { Preset, File, Inline };
+
+    std::string name, description;
+    std::string tracePath;      ///< absolute once read (relative to the scenario file on disk)
+    std::string traceFormat = "auto";
+    ClusterSource clusterSource = ClusterSource::Preset;
+    std::string clusterPreset = "das-case";
+    std::string clusterPath;    ///< absolute once read
+    std::string clusterJson;    ///< native cluster JSON text when Inline
+    std::string perf = "ideal"; ///< PerfConfig::parse syntax
+    std::vector<std::string> policies{"fifo+firstfit"};
+    uint64_t seed = 1;
+    int seeds = 1;              ///< runs per policy: seed, seed+1, ...
+    bool backfill = true;
+    std::map<std::string, std::string> params; ///< policy knobs for every policy of the scenario
+    std::string checkpoint;     ///< learned policies' checkpoint file ("" = shipped), absolute once read
+    std::vector<ScenarioVariant> variants;     ///< what-if variants run beside the base (none = base only)
+
+    /// The cluster as a readCluster argument ("" when Inline).
+    std::string clusterRef() const;
+    /// seed, seed+1, ..., seed+seeds-1.
+    std::vector<uint64_t> seedList() const;
+};
+
+} // namespace ss
