@@ -140,8 +140,6 @@ std::pair<double, double> runMean(const TrainConfig& cfg, const Trace& trace, co
 class TestLearn : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void initTestCase() { registerLearnedPolicies(); }
-
     void gpPosteriorMatchesDenseComputation()
     {
         const ClusterSpec c = makeClusterPreset("das-small");
