@@ -1,6 +1,7 @@
 #pragma once
-// Training panel (builds with LibTorch only): trains a DAS policy on the scenario's cluster and trace on a
-// worker thread (start / pause / stop, checkpoint save) and draws the learning curve as iterations finish.
+// Training panel (in builds with the LibTorch module, which loads when training starts): trains a DAS policy on the
+// scenario's cluster and trace on a worker thread (start / pause / stop, checkpoint save) and draws the learning
+// curve as iterations finish.
 // No Q_OBJECT: the panel talks to its worker through queued lambdas, so moc never has to see the guard.
 #if defined(SCHEDSTUDIO_HAVE_TORCH) && __has_include("learn/trainer.h")
 #define SS_UI_HAVE_TRAINING 1

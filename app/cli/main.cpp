@@ -10,11 +10,6 @@
 
 #include "cli.h"
 
-#if defined(SCHEDSTUDIO_HAVE_TORCH) && __has_include("learn/learn.h")
-#include "learn/learn.h"
-#define SS_REGISTER_LEARNED 1
-#endif
-
 namespace ss::cli {
 
 namespace {
@@ -197,9 +192,6 @@ static void usage(FILE* f)
 
 int main(int argc, char** argv)
 {
-#ifdef SS_REGISTER_LEARNED
-    ss::learn::registerLearnedPolicies();
-#endif
     if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
         usage(stdout);
         return argc < 2 ? 2 : 0;

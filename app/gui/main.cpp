@@ -13,11 +13,6 @@
 
 #include "mainwindow.h"
 
-#if defined(SCHEDSTUDIO_HAVE_TORCH) && __has_include("learn/learn.h")
-#include "learn/learn.h"
-#define SS_REGISTER_LEARNED 1
-#endif
-
 int main(int argc, char** argv)
 {
     // Headless hook: render offscreen unless a display (e.g. Xvfb) is there.
@@ -32,10 +27,6 @@ int main(int argc, char** argv)
     QApplication::setApplicationName(QStringLiteral("SchedStudio"));
     QApplication::setOrganizationName(QStringLiteral("SchedStudio"));
     QApplication::setApplicationVersion(QStringLiteral(SCHEDSTUDIO_VERSION));
-
-#ifdef SS_REGISTER_LEARNED
-    ss::learn::registerLearnedPolicies();
-#endif
 
     QCommandLineParser cli;
     cli.setApplicationDescription(QStringLiteral("SchedStudio: what-if studio for GPU-cluster scheduling"));

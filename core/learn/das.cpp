@@ -771,7 +771,7 @@ std::unique_ptr<Scheduler> makeDasScheduler(std::shared_ptr<DasAgent> agent, Epi
                                           wide);
 }
 
-CheckpointInfo readCheckpointInfo(const std::string& path)
+CheckpointInfo torchReadCheckpointInfo(const std::string& path)
 {
     CheckpointMeta m;
     loadCheckpoint(path, &m);

@@ -1,13 +1,16 @@
 #pragma once
 // Learned and search-based policies (DAS and its ablations, DL2, RIFLING, MALO, MOSA). Plain C++: the
-// LibTorch parts live behind this header, so Qt code may include it.
+// LibTorch parts live in a module loaded on first use (moduleapi.h), so Qt code may include this header and
+// nothing that includes it maps LibTorch.
 #include <string>
 #include <vector>
 
 namespace ss::learn {
 
-/// Adds "das", "da", "da+mc", "da+rwgp", "dl2", "rifling", "malo", "mosa" to the scheduler registry
-/// (ss::registerSchedulers). Idempotent; call once at start-up before listing or creating policies.
+/// Not needed any more: "dl2", "rifling", "malo" and "mosa" are registered with the rest of the core, and "das",
+/// "da", "da+mc", "da+rwgp" are listed without loading LibTorch and registered when the LibTorch module
+/// (libschedstudio-learn.so, core/policy/learnedmodule.h) loads on their first use. This loads the module now;
+/// throws std::runtime_error with the one-line load error. Idempotent.
 void registerLearnedPolicies();
 
 /// What a checkpoint file says about itself.
@@ -17,11 +20,11 @@ struct CheckpointInfo {
     long long envSteps = 0;
     unsigned long long seed = 0;
 };
-/// Reads and fully validates a checkpoint (header, checksum, every tensor's shape). Throws
+/// Reads and fully validates a checkpoint (header, checksum, every tensor's shape; loads the LibTorch module). Throws
 /// std::runtime_error with a one-line "FILE: reason" when it is corrupt, truncated or from another build.
 CheckpointInfo readCheckpointInfo(const std::string& path);
 
-/// The policy names registerLearnedPolicies() adds.
+/// Every learned and search policy name (the LibTorch module's and the plain ones).
 std::vector<std::string> learnedPolicyNames();
 
 /// Directory holding the shipped checkpoints: $SCHEDSTUDIO_CHECKPOINTS, else resources/checkpoints next to

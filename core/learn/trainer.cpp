@@ -8,21 +8,35 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "learn/moduleapi.h"
 #include "learn/nets.h"
 #include "metrics/metrics.h"
 #include "run/runner.h"
 
 namespace ss::learn {
 
-PerfConfig TrainConfig::defaultPerf()
-{
-    PerfConfig p;
-    p.machineBiasSd = 0.15;
-    p.fluctuationSd = 0.05;
-    return p;
-}
+// The module's Trainer (learn/trainer.h's Trainer, in the executables, forwards to it through moduleapi.h).
+class TorchTrainer final : public TrainerBackend {
+public:
+    explicit TorchTrainer(TrainConfig cfg);
+    ~TorchTrainer() override;
+    bool step() override;
+    int iteration() const override;
+    TrainStats lastStats() const override;
+    std::pair<double, double> evaluate(const Trace& trace) const override;
+    std::pair<double, double> evaluateBaseline(const std::string& policy, const Trace& trace) const override;
+    int bestIteration() const override;
+    void save(const std::string& path) const override;
+    const TrainConfig& config() const override;
 
-struct Trainer::Impl {
+private:
+    struct Impl;
+    std::unique_ptr<Impl> d;
+};
+
+std::unique_ptr<TrainerBackend> makeTorchTrainer(TrainConfig cfg) { return std::make_unique<TorchTrainer>(std::move(cfg)); }
+
+struct TorchTrainer::Impl {
     TrainConfig cfg;
     std::shared_ptr<DasAgent> agent;
     std::unique_ptr<torch::optim::Adam> opt;
@@ -110,7 +124,7 @@ struct Trainer::Impl {
     }
 };
 
-Trainer::Trainer(TrainConfig cfg) : d(std::make_unique<Impl>())
+TorchTrainer::TorchTrainer(TrainConfig cfg) : d(std::make_unique<Impl>())
 {
     d->cfg = std::move(cfg);
     TrainConfig& c = d->cfg;
@@ -156,21 +170,21 @@ Trainer::Trainer(TrainConfig cfg) : d(std::make_unique<Impl>())
         d->validate(); // the starting policy is a candidate too
 }
 
-Trainer::~Trainer() = default;
+TorchTrainer::~TorchTrainer() = default;
 
-int Trainer::iteration() const { return d->iteration; }
-int Trainer::bestIteration() const { return d->bestIteration; }
-TrainStats Trainer::lastStats() const { return d->last; }
-const TrainConfig& Trainer::config() const { return d->cfg; }
+int TorchTrainer::iteration() const { return d->iteration; }
+int TorchTrainer::bestIteration() const { return d->bestIteration; }
+TrainStats TorchTrainer::lastStats() const { return d->last; }
+const TrainConfig& TorchTrainer::config() const { return d->cfg; }
 
-std::pair<double, double> Trainer::evaluate(const Trace& trace) const
+std::pair<double, double> TorchTrainer::evaluate(const Trace& trace) const
 {
     torch::NoGradGuard ng;
     // Held-out evaluation acts on the means (no exploration noise), as `run --policy das` does by default.
     return d->evalMean(trace);
 }
 
-std::pair<double, double> Trainer::evaluateBaseline(const std::string& policy, const Trace& trace) const
+std::pair<double, double> TorchTrainer::evaluateBaseline(const std::string& policy, const Trace& trace) const
 {
     return d->overReplicas([&](uint64_t seed) {
         RunSpec spec;
@@ -182,7 +196,7 @@ std::pair<double, double> Trainer::evaluateBaseline(const std::string& policy, c
     });
 }
 
-bool Trainer::step()
+bool TorchTrainer::step()
 {
     TrainConfig& c = d->cfg;
     if (d->iteration >= c.iterations)
@@ -364,7 +378,7 @@ bool Trainer::step()
     return true;
 }
 
-void Trainer::save(const std::string& path) const
+void TorchTrainer::save(const std::string& path) const
 {
     CheckpointMeta m;
     m.agent = d->agent->cfg;

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "policy/learnedmodule.h"
 #include "policy/placement.h"
 #include "policy/queued.h"
 #include "policy/tetris.h"
@@ -116,6 +117,8 @@ std::vector<std::string> schedulerNames()
             out.push_back(o + "+" + p);
     for (const std::string& j : jointNames())
         out.push_back(j);
+    for (const std::string& n : learnedModulePolicyNames()) // listed without loading the module
+        out.push_back(n);
     {
         Learned& l = learned();
         std::lock_guard<std::mutex> lock(l.mutex);
@@ -130,6 +133,9 @@ std::vector<std::string> schedulerNames()
 std::unique_ptr<Scheduler> makeScheduler(const std::string& rawName, const PolicyOptions& opts)
 {
     const std::string name = lower(rawName);
+    if (const auto& ln = learnedModulePolicyNames(); std::find(ln.begin(), ln.end(), name) != ln.end())
+        if (const std::string err = ensureLearnedModuleLoaded(); !err.empty())
+            throw std::runtime_error("learned policy '" + name + "': " + err);
     {
         Learned& l = learned();
         SchedulerFactory f;

@@ -2,6 +2,7 @@
 #include <array>
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -15,6 +16,8 @@
 #include "learn/trainer.h"
 #include "model/tracegen.h"
 #include "perf/perfmodel.h"
+#include "policy/learnedmodule.h"
+#include "policy/registry.h"
 #include "run/runner.h"
 
 using namespace ss;
@@ -137,10 +140,34 @@ std::pair<double, double> runMean(const TrainConfig& cfg, const Trace& trace, co
 
 } // namespace
 
+static bool mapped(const char* what)
+{
+    std::ifstream f("/proc/self/maps");
+    std::string line;
+    while (std::getline(f, line))
+        if (line.find(what) != std::string::npos)
+            return true;
+    return false;
+}
+
 class TestLearn : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void initTestCase() { registerLearnedPolicies(); }
+    // Runs first: LibTorch is mapped only once a DAS variant is created (the module loads on demand); listing the
+    // policies and running the plain learned ones (dl2, rifling, malo, mosa) does not load it.
+    void learnedModuleLoadsOnFirstUse()
+    {
+        QVERIFY(!mapped("libtorch") && !mapped("libschedstudio-learn"));
+        const std::vector<std::string> names = schedulerNames();
+        for (const std::string& n : learnedPolicyNames())
+            QVERIFY2(std::find(names.begin(), names.end(), n) != names.end(), n.c_str());
+        for (const char* n : {"dl2", "rifling", "malo", "mosa"})
+            QVERIFY(makeScheduler(n) != nullptr);
+        QVERIFY(!mapped("libtorch") && !mapped("libschedstudio-learn"));
+        QVERIFY(makeScheduler("da") != nullptr);
+        QVERIFY(mapped("libtorch") && mapped("libschedstudio-learn.so"));
+        QCOMPARE(ensureLearnedModuleLoaded(), std::string());
+    }
 
     void gpPosteriorMatchesDenseComputation()
     {

@@ -61,8 +61,6 @@ ClusterSpec cluster64()
 class TestLearnBench : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void initTestCase() { ss::learn::registerLearnedPolicies(); }
-
     void dasInferenceLatency()
     {
         const ClusterSpec c = cluster64();

@@ -17,6 +17,25 @@ Result cli(const QStringList& args)
     return sstest::runCli(args, 300000);
 }
 
+// The CLI with extra environment variables (NAME=VALUE).
+Result cliEnv(const QStringList& args, const QStringList& env)
+{
+    QProcess p;
+    QProcessEnvironment e = QProcessEnvironment::systemEnvironment();
+    for (const QString& kv : env)
+        e.insert(kv.section(QLatin1Char('='), 0, 0), kv.section(QLatin1Char('='), 1));
+    p.setProcessEnvironment(e);
+    p.setWorkingDirectory(QStringLiteral(SS_SOURCE_DIR));
+    p.start(QStringLiteral(SS_CLI), args);
+    if (!p.waitForFinished(300000)) {
+        p.kill();
+        p.waitForFinished();
+        return {-1, p.readAllStandardOutput(), p.readAllStandardError() + "\n(timed out)"};
+    }
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
+            p.readAllStandardError()};
+}
+
 QByteArray readAll(const QString& path)
 {
     QFile f(path);
@@ -77,6 +96,48 @@ private Q_SLOTS:
         QVERIFY(!u.err.contains("das: checkpoint"));
         QVERIFY(!summaryLine(t.out, "JCT (min)").isEmpty());
         QVERIFY(summaryLine(t.out, "JCT (min)") != summaryLine(u.out, "JCT (min)"));
+    }
+
+    // The LibTorch module (libschedstudio-learn.so) loads on the first use of a DAS variant, never before: a run of a
+    // heuristic (or of dl2, which needs no LibTorch) does not map it, and a missing or broken module is one line
+    // naming the file, exit code 1, while heuristics still run.
+    void learnedModuleLoadsOnDemand()
+    {
+        const QStringList run = {"run", "--cluster", "das-case", "--trace", kCaseTrace, "--policy"};
+        const Result heur = cliEnv(run + QStringList{"fifo+firstfit"}, {"LD_DEBUG=libs"});
+        QCOMPARE(heur.code, 0);
+        QVERIFY2(!heur.err.contains("libschedstudio-learn") && !heur.err.contains("libtorch"), "heuristic run mapped LibTorch");
+        const Result dl2 = cliEnv(run + QStringList{"dl2"}, {"LD_DEBUG=libs"});
+        QCOMPARE(dl2.code, 0);
+        QVERIFY2(!dl2.err.contains("libtorch"), "dl2 mapped LibTorch");
+        const Result das = cliEnv(run + QStringList{"das"}, {"LD_DEBUG=libs"});
+        QCOMPARE(das.code, 0);
+        QVERIFY(das.err.contains("libschedstudio-learn.so") && das.err.contains("libtorch"));
+        const Result names = cliEnv({"policies"}, {"SCHEDSTUDIO_LEARN_MODULE=/nonexistent/libschedstudio-learn.so"});
+        QCOMPARE(names.code, 0);
+        for (const char* n : {"das\n", "da+rwgp\n", "dl2\n", "mosa\n", "fifo+firstfit\n"})
+            QVERIFY2(names.out.contains(n), n);
+
+        const QString notModule = QStringLiteral(SS_SOURCE_DIR "/") + kCaseTrace;
+        const QString noEntry = QStringLiteral(SS_CORE_LIB); // a shared library, but not the module
+        for (const QString& path : {QStringLiteral("/nonexistent/libschedstudio-learn.so"), notModule, noEntry}) {
+            const QStringList env = {"SCHEDSTUDIO_LEARN_MODULE=" + path};
+            const Result r = cliEnv(run + QStringList{"das", "--json"}, env); // --json: no "read N jobs" line
+            QCOMPARE(r.code, 1);
+            QVERIFY2(r.err.count('\n') == 1, r.err.constData()); // one line
+            QVERIFY2(r.err.startsWith("schedstudio-cli run: error: learned policy 'das': the LibTorch module " + path.toUtf8()
+                                      + " cannot be loaded: "),
+                     r.err.constData());
+            const Result t = cliEnv({"train", "--policy", "da", "--cluster", "das-case", "--trace", kCaseTrace, "--out",
+                                     tmp("never.sscp"), "--iterations", "1", "--quiet"},
+                                    env);
+            QCOMPARE(t.code, 1);
+            QVERIFY2(t.err.count('\n') == 1 && t.err.contains("the LibTorch module " + path.toUtf8()), t.err.constData());
+            const Result h = cliEnv(run + QStringList{"fifo+firstfit"}, env);
+            QCOMPARE(h.code, 0);
+            const Result d = cliEnv(run + QStringList{"mosa"}, env);
+            QCOMPARE(d.code, 0);
+        }
     }
 
     void loaderErrorsNameTheFile()

@@ -28,9 +28,6 @@
 #include "scenario.h"
 #include "trainingpanel.h"
 #include "run/runner.h"
-#ifdef SCHEDSTUDIO_HAVE_TORCH
-#include "learn/learn.h"
-#endif
 
 using namespace ss;
 using namespace ss::ui;
@@ -328,9 +325,6 @@ int main(int argc, char** argv)
             return 2;
         }
     }
-#ifdef SCHEDSTUDIO_HAVE_TORCH
-    ss::learn::registerLearnedPolicies(); // as app/gui/main.cpp does: the sample scenario runs das
-#endif
     const ClusterSpec cluster = bigCluster();
     if (a)
         benchStep(cluster, jobs, load, steps);

@@ -17,7 +17,6 @@
 #include "qcp.h"
 #include "trainingpanel.h"
 #ifdef SCHEDSTUDIO_HAVE_TORCH
-#include "learn/learn.h"
 static constexpr int kSampleRuns = 2; // das and fifo+firstfit
 #else
 static constexpr int kSampleRuns = 1; // das needs LibTorch: only fifo+firstfit
@@ -61,9 +60,7 @@ void TestMainWindow::initTestCase()
     // Keep the user's settings out of the test (and the test's out of theirs).
     QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, m_settingsDir.path());
     QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_settingsDir.path());
-#ifdef SCHEDSTUDIO_HAVE_TORCH
-    ss::learn::registerLearnedPolicies(); // as app/gui/main.cpp does: the sample runs the shipped DAS
-#endif
+    // The sample runs the shipped DAS: the LibTorch module loads on its first run, as in app/gui.
 }
 
 // Independent fold of the log: GPU -> (job -> milli) after record k.

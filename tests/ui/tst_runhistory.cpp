@@ -11,7 +11,6 @@
 #include <QTest>
 
 #ifdef SCHEDSTUDIO_HAVE_TORCH
-#include "learn/learn.h"
 static constexpr int kSampleRuns = 2; // das and fifo+firstfit
 #else
 static constexpr int kSampleRuns = 1; // das needs LibTorch: only fifo+firstfit
@@ -48,9 +47,7 @@ void TestRunHistory::initTestCase()
     QVERIFY(m_dir.isValid());
     QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, m_dir.path());
     QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.path());
-#ifdef SCHEDSTUDIO_HAVE_TORCH
-    ss::learn::registerLearnedPolicies(); // the sample scenario runs das beside fifo+firstfit
-#endif
+    // The sample scenario runs das beside fifo+firstfit: the LibTorch module loads when das runs.
 }
 
 static void runSample(MainWindow& w)

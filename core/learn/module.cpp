@@ -1,0 +1,28 @@
+// Entry point of the LibTorch module (libschedstudio-learn.so), loaded with dlopen on the first use of a learned
+// policy or of training (core/policy/learnedmodule.cpp). It registers the DAS policies into the host's policy
+// table and hands the host its function table (moduleapi.h).
+#include <cstring>
+
+#include "learn/moduleapi.h"
+#include "learn/policies.h"
+#include "policy/learnedmodule.h"
+
+namespace ss::learn {
+// trainer.cpp
+std::unique_ptr<TrainerBackend> makeTorchTrainer(TrainConfig cfg);
+// das.cpp
+CheckpointInfo torchReadCheckpointInfo(const std::string& path);
+} // namespace ss::learn
+
+extern "C" __attribute__((visibility("default"))) const char* schedstudio_learn_module_init(const char* hostVersion)
+{
+    if (!hostVersion || std::strcmp(hostVersion, SCHEDSTUDIO_VERSION) != 0)
+        return "module built for SchedStudio " SCHEDSTUDIO_VERSION ", not for this program's version";
+    static const ss::learn::LearnModuleApi api {&ss::learn::makeTorchTrainer, &ss::learn::torchReadCheckpointInfo};
+    ss::learn::installLearnModule(&api);
+    ss::registerSchedulers(ss::learnedModulePolicyNames(),
+                           [](const std::string& name, const ss::PolicyOptions& opts) -> std::unique_ptr<ss::Scheduler> {
+                               return ss::learn::makeDasPolicy(name, opts);
+                           });
+    return nullptr;
+}
