@@ -7,6 +7,8 @@
 #include <QJsonDocument>
 #include <QSaveFile>
 
+#include "io/traceio.h"
+
 namespace ss::ui {
 
 ScenarioError::ScenarioError(QString f, int l, QString r)
@@ -176,6 +178,17 @@ void Scenario::save(const QString& path) const
     f.write(QJsonDocument(toJson(QFileInfo(path).absolutePath())).toJson(QJsonDocument::Indented));
     if (!f.commit())
         throw ScenarioError(path, 0, QStringLiteral("cannot write: ") + f.errorString());
+}
+
+ClusterSpec Scenario::loadClusterSpec(const QString& path) const
+{
+    ClusterSpec spec;
+    if (clusterSource == ClusterSource::Inline)
+        spec = clusterFromJson(clusterJson.toStdString(), path.toStdString());
+    else
+        spec = readCluster(clusterRef().toStdString());
+    spec.finalize();
+    return spec;
 }
 
 } // namespace ss::ui

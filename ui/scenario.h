@@ -6,6 +6,8 @@
 #include <QStringList>
 #include <stdexcept>
 
+#include "model/clusterspec.h"
+
 namespace ss::ui {
 
 /// A scenario file error: file, line (0 when unknown) and reason, shown in the error banner.
@@ -39,6 +41,9 @@ struct Scenario {
 
     /// The cluster as a readCluster argument or "" for Inline.
     QString clusterRef() const;
+    /// The cluster it names (preset, file or inline JSON), finalized; `path` names the scenario in errors.
+    /// Throws std::exception with a message on a bad cluster.
+    ClusterSpec loadClusterSpec(const QString& path) const;
     QJsonObject toJson(const QString& baseDir) const;
     static Scenario fromJson(const QJsonObject& o, const QString& baseDir, const QString& fileForErrors);
 
