@@ -26,6 +26,8 @@ public:
     quint64 start(const QString& title, Task task);
     void cancel();
     bool isRunning() const { return m_running; }
+    /// cancel() was asked for the job still running (its result will be dropped).
+    bool isCancelling() const { return m_running && m_state && m_state->cancel.load(); }
     quint64 generation() const { return m_generation; }
     QString title() const { return m_title; }
     /// Blocks (processing events) until idle or `ms` passed; for tests and the headless hooks.

@@ -5,6 +5,7 @@
 
 #include "io/ioerror.h"
 #include "io/runio.h"
+#include "io/traceio.h"
 
 namespace ss::ui {
 
@@ -122,6 +123,17 @@ void Scenario::save(const QString& path) const
     } catch (const std::exception& e) {
         throw ScenarioError(path, 0, QStringLiteral("cannot write: ") + QString::fromUtf8(e.what()));
     }
+}
+
+ClusterSpec Scenario::loadClusterSpec(const QString& path) const
+{
+    ClusterSpec spec;
+    if (clusterSource == ClusterSource::Inline)
+        spec = clusterFromJson(clusterJson.toStdString(), path.toStdString());
+    else
+        spec = readCluster(clusterRef().toStdString());
+    spec.finalize();
+    return spec;
 }
 
 } // namespace ss::ui

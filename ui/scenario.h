@@ -7,6 +7,7 @@
 #include <QStringList>
 #include <stdexcept>
 
+#include "model/clusterspec.h"
 #include "run/scenario.h"
 
 namespace ss::ui {
@@ -46,6 +47,9 @@ struct Scenario {
 
     /// The cluster as a readCluster argument or "" for Inline.
     QString clusterRef() const;
+    /// The cluster it names (preset, file or inline JSON), finalized; `path` names the scenario in errors.
+    /// Throws std::exception with a message on a bad cluster.
+    ClusterSpec loadClusterSpec(const QString& path) const;
     QJsonObject toJson(const QString& baseDir) const;
     static Scenario fromJson(const QJsonObject& o, const QString& baseDir, const QString& fileForErrors);
 

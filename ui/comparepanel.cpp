@@ -1,0 +1,161 @@
+#include "comparepanel.h"
+
+#include <QComboBox>
+#include <QLabel>
+#include <QTabWidget>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+#include "ganttview.h"
+#include "models.h"
+#include "plothelpers.h"
+#include "qcp.h"
+#include "viewhelpers.h"
+
+namespace ss::ui {
+
+ComparePanel::ComparePanel(ExportMenus* exports, QWidget* parent) : QWidget(parent)
+{
+    auto* w = this;
+    auto* v = new QVBoxLayout(w);
+    auto* hint = new QLabel(tr("Runs ticked in Run history are compared (grouped by policy and cluster; "
+                               "± is the standard deviation over seeds)."), w);
+    hint->setWordWrap(true);
+    v->addWidget(hint);
+    m_model = new CompareModel(this);
+    m_table = makeTable(w);
+    m_table->setModel(m_model);
+    m_table->setMaximumHeight(170);
+    exports->installTableExport(m_table);
+    v->addWidget(m_table);
+    auto* tabs = new QTabWidget(w);
+    m_cdfPlot = makePlot(tabs);
+    exports->installPlotExport(m_cdfPlot, m_cdfPlot);
+    tabs->addTab(m_cdfPlot, tr("JCT CDF"));
+    auto* bars = new QWidget(tabs);
+    auto* bv = new QVBoxLayout(bars);
+    m_barMetric = new QComboBox(bars);
+    for (int c = CompareModel::MeanJct; c < CompareModel::ColumnCount; ++c)
+        m_barMetric->addItem(CompareModel::metricName(c), c);
+    m_barPlot = makePlot(bars);
+    exports->installPlotExport(m_barPlot, m_barPlot);
+    bv->addWidget(m_barMetric, 0, Qt::AlignLeft);
+    bv->addWidget(m_barPlot, 1);
+    tabs->addTab(bars, tr("Bars (± sd over seeds)"));
+    connect(m_barMetric, &QComboBox::currentIndexChanged, this, &ComparePanel::refresh);
+
+    auto* gpane = new QWidget(tabs);
+    auto* gv = new QVBoxLayout(gpane);
+    m_ganttACombo = new QComboBox(gpane);
+    m_ganttBCombo = new QComboBox(gpane);
+    m_ganttA = new ss::GanttView(gpane);
+    m_ganttB = new ss::GanttView(gpane);
+    gv->addWidget(hbox({new QLabel(tr("Top:"), gpane), m_ganttACombo}, gpane));
+    gv->addWidget(m_ganttA, 1);
+    gv->addWidget(hbox({new QLabel(tr("Bottom:"), gpane), m_ganttBCombo}, gpane));
+    gv->addWidget(m_ganttB, 1);
+    exports->installPlotExport(gpane);
+    tabs->addTab(gpane, tr("Gantt A / B"));
+    // One time axis for both charts: panning or zooming either moves the other.
+    connect(m_ganttA, &ss::GanttView::viewRangeChanged, this, [this](double a, double b) {
+        if (m_ganttB->viewStart() != a || m_ganttB->viewEnd() != b)
+            m_ganttB->setViewRange(a, b);
+    });
+    connect(m_ganttB, &ss::GanttView::viewRangeChanged, this, [this](double a, double b) {
+        if (m_ganttA->viewStart() != a || m_ganttA->viewEnd() != b)
+            m_ganttA->setViewRange(a, b);
+    });
+    connect(m_ganttACombo, &QComboBox::currentIndexChanged, this, &ComparePanel::refreshGantts);
+    connect(m_ganttBCombo, &QComboBox::currentIndexChanged, this, &ComparePanel::refreshGantts);
+    connect(m_ganttA, &ss::GanttView::jobSelected, this, &ComparePanel::jobSelected);
+    connect(m_ganttB, &ss::GanttView::jobSelected, this, &ComparePanel::jobSelected);
+    v->addWidget(tabs, 1);
+}
+
+void ComparePanel::setRuns(const QVector<RunPtr>& runs)
+{
+    m_runs = runs;
+    refresh();
+}
+
+void ComparePanel::refresh()
+{
+    m_model->setRuns(m_runs);
+    m_table->resizeColumnsToContents();
+
+    std::vector<plots::NamedSeries> cdf;
+    for (const RunPtr& r : m_runs) {
+        if (cdf.size() >= 10)
+            break;
+        plots::NamedSeries s;
+        s.name = r->name;
+        for (const JobRecord& j : r->out->jobs)
+            if (j.jct >= 0)
+                s.values.push_back(j.jct / 60.0);
+        cdf.push_back(std::move(s));
+    }
+    m_cdfPlot->clearPlottables();
+    m_cdfPlot->clearGraphs();
+    if (!cdf.empty())
+        plots::plotCdf(m_cdfPlot, cdf, tr("JCT (min)"), false);
+    m_barPlot->clearPlottables();
+    const int metric = m_barMetric->currentData().toInt();
+    QStringList cats;
+    std::vector<std::vector<double>> mean(1), sd(1);
+    for (const auto& g : m_model->groups()) {
+        cats << g.label;
+        mean[0].push_back(g.stat[metric].mean);
+        sd[0].push_back(g.stat[metric].sd);
+    }
+    if (!cats.isEmpty())
+        plots::plotGroupedBars(m_barPlot, cats, {CompareModel::metricName(metric)}, mean, sd, CompareModel::metricName(metric));
+    themePlotsUnder(this);
+
+    auto fill = [this](QComboBox* c, int pick) {
+        QSignalBlocker b(c);
+        const int keep = c->currentData().toInt();
+        c->clear();
+        for (const RunPtr& r : m_runs)
+            c->addItem(r->name, r->id);
+        const int at = c->findData(keep);
+        c->setCurrentIndex(at >= 0 && keep != 0 ? at : std::min(pick, c->count() - 1));
+    };
+    fill(m_ganttACombo, 0);
+    fill(m_ganttBCombo, 1);
+    refreshGantts();
+}
+
+void ComparePanel::refreshGantts()
+{
+    auto runFor = [this](QComboBox* c) -> RunPtr {
+        const int id = c->currentData().toInt();
+        for (const RunPtr& r : m_runs)
+            if (r->id == id)
+                return r;
+        return nullptr;
+    };
+    double t1 = 0;
+    for (auto [combo, view] : {std::pair{m_ganttACombo, m_ganttA}, std::pair{m_ganttBCombo, m_ganttB}}) {
+        RunPtr r = runFor(combo);
+        if (r)
+            showRunGantt(view, *r, ss::GanttRowMode::Machine);
+        else
+            view->setData({});
+        if (r)
+            t1 = std::max(t1, r->out->summary.makespanH * 3600.0);
+    }
+    if (t1 > 0) {
+        m_ganttA->setViewRange(0, t1);
+        m_ganttB->setViewRange(0, t1);
+    }
+}
+
+void ComparePanel::selectJob(int job)
+{
+    m_ganttA->setSelectedJob(job);
+    m_ganttB->setSelectedJob(job);
+}
+
+} // namespace ss::ui

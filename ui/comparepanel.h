@@ -1,0 +1,50 @@
+#pragma once
+// The Compare dock: the runs ticked in Run history side by side: the metrics table (grouped by policy and
+// cluster, ± over seeds), JCT CDFs, bars with error bars, and two Gantt charts on one time axis.
+#include <QVector>
+#include <QWidget>
+
+#include "runentry.h"
+
+class QComboBox;
+class QCustomPlot;
+class QTableView;
+
+namespace ss {
+class GanttView;
+}
+
+namespace ss::ui {
+
+class CompareModel;
+class ExportMenus;
+
+class ComparePanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit ComparePanel(ExportMenus* exports, QWidget* parent = nullptr);
+
+public Q_SLOTS:
+    void setRuns(const QVector<ss::ui::RunPtr>& runs);
+    void selectJob(int job);
+
+Q_SIGNALS:
+    void jobSelected(int job);
+
+private:
+    void refresh();
+    void refreshGantts();
+
+    QVector<RunPtr> m_runs;
+    CompareModel* m_model = nullptr;
+    QTableView* m_table = nullptr;
+    QCustomPlot* m_cdfPlot = nullptr;
+    QCustomPlot* m_barPlot = nullptr;
+    QComboBox* m_barMetric = nullptr;
+    QComboBox* m_ganttACombo = nullptr;
+    QComboBox* m_ganttBCombo = nullptr;
+    ss::GanttView* m_ganttA = nullptr;
+    ss::GanttView* m_ganttB = nullptr;
+};
+
+} // namespace ss::ui

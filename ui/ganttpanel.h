@@ -1,0 +1,40 @@
+#pragma once
+// The Gantt dock: the current run's schedule, one row per GPU or per machine, with the current
+// decision's time as a cursor.
+#include <QWidget>
+
+#include "runentry.h"
+
+class QComboBox;
+
+namespace ss {
+class GanttView;
+}
+
+namespace ss::ui {
+
+class ExportMenus;
+
+class GanttPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit GanttPanel(ExportMenus* exports, QWidget* parent = nullptr);
+
+    void setRun(RunPtr run); ///< null clears the chart
+    void setCursorTime(double t);
+    ss::GanttView* view() const { return m_gantt; }
+
+public Q_SLOTS:
+    void selectJob(int job);
+
+Q_SIGNALS:
+    void jobSelected(int job);
+    void timeClicked(double t);
+
+private:
+    RunPtr m_run;
+    ss::GanttView* m_gantt = nullptr;
+    QComboBox* m_mode = nullptr;
+};
+
+} // namespace ss::ui

@@ -1,0 +1,87 @@
+#include "heatmapspanel.h"
+
+#include <QComboBox>
+#include <QGridLayout>
+
+#include <algorithm>
+
+#include "heatmapview.h"
+#include "viewhelpers.h"
+
+namespace ss::ui {
+
+static QStringList machineNamesOf(const RunEntry& run)
+{
+    QStringList names;
+    for (const Machine& m : run.cluster->machines)
+        names << QString::fromStdString(m.name);
+    return names;
+}
+
+HeatmapsPanel::HeatmapsPanel(ExportMenus* exports, QWidget* parent) : QWidget(parent)
+{
+    auto* w = this;
+    auto* g = new QGridLayout(w);
+    m_priorityMap = new ss::HeatmapView(w);
+    m_priorityMap->setMinimumHeight(110);
+    m_historyMap = new ss::HeatmapView(w);
+    m_affinityMap = new ss::HeatmapView(w);
+    m_strip = new ss::DecisionStripView(w);
+    m_strip->setMinimumHeight(180);
+    m_stripContent = new QComboBox(w);
+    m_stripContent->addItem(tr("Last 4 decisions: priority"));
+    m_stripContent->addItem(tr("Last 4 decisions: affinity"));
+    connect(m_stripContent, &QComboBox::currentIndexChanged, this, [this](int i) {
+        m_strip->setContent(i == 0 ? ss::DecisionStripView::Content::Priority : ss::DecisionStripView::Content::Affinity);
+    });
+    g->addWidget(m_priorityMap, 0, 0, 1, 2);
+    g->addWidget(m_historyMap, 1, 0);
+    g->addWidget(m_affinityMap, 1, 1);
+    g->addWidget(m_stripContent, 2, 0, 1, 2, Qt::AlignLeft);
+    g->addWidget(m_strip, 3, 0, 1, 2);
+    g->setRowStretch(0, 1);
+    g->setRowStretch(1, 3);
+    g->setRowStretch(3, 2);
+    for (ss::HeatmapView* h : {m_priorityMap, m_historyMap, m_affinityMap}) {
+        connect(h, &ss::HeatmapView::jobSelected, this, &HeatmapsPanel::jobSelected);
+        exports->installPlotExport(h);
+    }
+    exports->installPlotExport(m_strip);
+    connect(m_strip, &ss::DecisionStripView::jobSelected, this, &HeatmapsPanel::jobSelected);
+}
+
+void HeatmapsPanel::setRun(const RunEntry* run)
+{
+    if (run && run->out->log)
+        m_strip->setLog(run->out->log.get(), machineNamesOf(*run));
+    else
+        m_strip->setLog(nullptr);
+}
+
+void HeatmapsPanel::showDecision(const RunEntry& run, int k)
+{
+    const DecisionLog& log = *run.out->log;
+    const DecisionRecord& r = log.records[size_t(k)];
+    HeatmapData pri = priorityMatrix(r);
+    pri.title = tr("Priority of queued jobs at decision %1 (highest first)").arg(k + 1);
+    m_priorityMap->setData(pri);
+    HeatmapData aff = affinityMatrix(r, log.machineCount, machineNamesOf(run));
+    aff.title = tr("Affinity: job × machine at decision %1").arg(k + 1);
+    m_affinityMap->setData(aff);
+    HeatmapData hist = priorityHistory(log, std::max(0, k - 39), k, 60);
+    hist.title = tr("Priority over decisions %1–%2 (rows: jobs)").arg(std::max(0, k - 39) + 1).arg(k + 1);
+    m_historyMap->setData(hist);
+    m_strip->setCurrentDecision(k);
+    for (ss::HeatmapView* h : {m_priorityMap, m_affinityMap, m_historyMap})
+        h->setSelectedJob(m_selectedJob);
+}
+
+void HeatmapsPanel::selectJob(int job)
+{
+    m_selectedJob = job;
+    for (ss::HeatmapView* h : {m_priorityMap, m_affinityMap, m_historyMap})
+        h->setSelectedJob(job);
+    m_strip->setSelectedJob(job);
+}
+
+} // namespace ss::ui

@@ -1,0 +1,184 @@
+#include "scenariopanel.h"
+
+#include <QCheckBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QToolButton>
+#include <QUndoStack>
+
+#include "clusterdocument.h"
+#include "io/traceio.h"
+#include "perf/perfmodel.h"
+#include "policy/registry.h"
+#include "viewhelpers.h"
+
+namespace ss::ui {
+
+ScenarioPanel::ScenarioPanel(ClusterDocument* cluster, QWidget* parent) : QWidget(parent), m_clusterDoc(cluster)
+{
+    auto* w = this;
+    auto* form = new QFormLayout(w);
+    m_nameEdit = new QLineEdit(w);
+    form->addRow(tr("Name"), m_nameEdit);
+
+    m_traceEdit = new QLineEdit(w);
+    m_traceEdit->setReadOnly(true);
+    m_traceEdit->setPlaceholderText(tr("no trace — load or drop one"));
+    auto* browse = new QToolButton(w);
+    browse->setText(QStringLiteral("…"));
+    connect(browse, &QToolButton::clicked, this, [this] {
+        const QString p = QFileDialog::getOpenFileName(this, tr("Load trace"));
+        if (!p.isEmpty())
+            Q_EMIT traceChosen(p);
+    });
+    auto* traceRow = new QWidget(w);
+    auto* tl = new QHBoxLayout(traceRow);
+    tl->setContentsMargins(0, 0, 0, 0);
+    tl->addWidget(m_traceEdit, 1);
+    tl->addWidget(browse);
+    form->addRow(tr("Trace"), traceRow);
+
+    m_clusterLabel = new QLabel(w);
+    m_clusterLabel->setWordWrap(true);
+    form->addRow(tr("Cluster"), m_clusterLabel);
+
+    m_perfEdit = new QLineEdit(w);
+    m_perfEdit->setToolTip(tr("Performance model: 'ideal' or key=value,… e.g. cross_machine=0.1,interference=0.05,"
+                              "fluctuation_sd=0.05"));
+    connect(m_perfEdit, &QLineEdit::editingFinished, this, [this] {
+        try {
+            PerfConfig::parse(m_perfEdit->text().toStdString());
+            m_perfEdit->setStyleSheet(QString());
+            m_perfEdit->setToolTip(QString());
+        } catch (const std::exception& e) {
+            m_perfEdit->setStyleSheet(QStringLiteral("QLineEdit { border: 1px solid #c9372c; }"));
+            m_perfEdit->setToolTip(QString::fromUtf8(e.what()));
+        }
+    });
+    form->addRow(tr("Perf model"), m_perfEdit);
+
+    m_policyFilter = new QLineEdit(w);
+    m_policyFilter->setPlaceholderText(tr("filter policies…"));
+    m_policyFilter->setClearButtonEnabled(true);
+    m_policyList = new QListWidget(w);
+    for (const std::string& n : schedulerNames()) {
+        auto* it = new QListWidgetItem(QString::fromStdString(n), m_policyList);
+        it->setFlags(it->flags() | Qt::ItemIsUserCheckable);
+        it->setCheckState(Qt::Unchecked);
+    }
+    connect(m_policyFilter, &QLineEdit::textChanged, this, [this](const QString& t) {
+        for (int i = 0; i < m_policyList->count(); ++i)
+            m_policyList->item(i)->setHidden(!m_policyList->item(i)->text().contains(t, Qt::CaseInsensitive));
+    });
+    form->addRow(tr("Policies"), m_policyFilter);
+    form->addRow(m_policyList);
+
+    m_seedSpin = new QSpinBox(w);
+    m_seedSpin->setRange(0, 1 << 30);
+    m_seedsSpin = new QSpinBox(w);
+    m_seedsSpin->setRange(1, 100);
+    m_seedsSpin->setToolTip(tr("Runs per policy with seeds seed, seed+1, … (error bars in Compare)"));
+    form->addRow(tr("Seed"), m_seedSpin);
+    form->addRow(tr("Seeds per policy"), m_seedsSpin);
+    m_backfillCheck = new QCheckBox(tr("Backfill (try later jobs when one does not fit)"), w);
+    form->addRow(m_backfillCheck);
+
+    auto* runButton = new QPushButton(icon("run"), tr("Run scenario"), w);
+    connect(runButton, &QPushButton::clicked, this, &ScenarioPanel::runRequested);
+    form->addRow(runButton);
+}
+
+void ScenarioPanel::setScenario(const Scenario& s, const QString& path)
+{
+    m_scenario = s;
+    m_path = path;
+    m_nameEdit->setText(m_scenario.name);
+    setTracePath(m_scenario.tracePath);
+    m_perfEdit->setText(m_scenario.perf);
+    for (int i = 0; i < m_policyList->count(); ++i)
+        m_policyList->item(i)->setCheckState(m_scenario.policies.contains(m_policyList->item(i)->text()) ? Qt::Checked : Qt::Unchecked);
+    // Checked policies first, in the scenario's order, so the choice is visible without scrolling.
+    for (int k = int(m_scenario.policies.size()) - 1; k >= 0; --k) {
+        const auto found = m_policyList->findItems(m_scenario.policies[k], Qt::MatchExactly);
+        if (!found.isEmpty())
+            m_policyList->insertItem(0, m_policyList->takeItem(m_policyList->row(found.first())));
+    }
+    m_seedSpin->setValue(int(m_scenario.seed));
+    m_seedsSpin->setValue(m_scenario.seeds);
+    m_backfillCheck->setChecked(m_scenario.backfill);
+    refreshClusterLabel();
+}
+
+Scenario ScenarioPanel::scenario() const
+{
+    m_scenario.name = m_nameEdit->text();
+    m_scenario.perf = m_perfEdit->text().trimmed().isEmpty() ? QStringLiteral("ideal") : m_perfEdit->text().trimmed();
+    QStringList pol;
+    for (int i = 0; i < m_policyList->count(); ++i)
+        if (m_policyList->item(i)->checkState() == Qt::Checked)
+            pol << m_policyList->item(i)->text();
+    m_scenario.policies = pol;
+    m_scenario.seed = quint64(m_seedSpin->value());
+    m_scenario.seeds = m_seedsSpin->value();
+    m_scenario.backfill = m_backfillCheck->isChecked();
+    if (!m_clusterDoc->undoStack()->isClean()) {
+        m_scenario.clusterSource = Scenario::ClusterSource::Inline;
+        m_scenario.clusterJson = QString::fromStdString(clusterToJson(m_clusterDoc->spec()));
+    }
+    return m_scenario;
+}
+
+void ScenarioPanel::setTracePath(const QString& path)
+{
+    m_scenario.tracePath = path;
+    m_traceEdit->setText(path);
+    m_traceEdit->setToolTip(path);
+}
+
+void ScenarioPanel::setClusterSource(const QString& pathOrPreset, bool isFile)
+{
+    if (isFile) {
+        m_scenario.clusterSource = Scenario::ClusterSource::File;
+        m_scenario.clusterPath = pathOrPreset;
+    } else {
+        m_scenario.clusterSource = Scenario::ClusterSource::Preset;
+        m_scenario.clusterPreset = pathOrPreset;
+    }
+}
+
+bool ScenarioPanel::hasPolicy(const QString& name) const
+{
+    return !m_policyList->findItems(name, Qt::MatchExactly).isEmpty();
+}
+
+QStringList ScenarioPanel::missingPolicies(const Scenario& s) const
+{
+    QStringList missing;
+    for (const QString& p : s.policies)
+        if (!hasPolicy(p))
+            missing << p;
+    return missing;
+}
+
+QString ScenarioPanel::clusterLabel() const
+{
+    const ClusterSpec& c = m_clusterDoc->spec();
+    QString s = QStringLiteral("%1 — %2 machines, %3 GPUs")
+                    .arg(QString::fromStdString(c.name)).arg(c.machineCount()).arg(c.totalGpus());
+    if (!m_clusterDoc->undoStack()->isClean())
+        s += tr(" (edited)");
+    return s;
+}
+
+void ScenarioPanel::refreshClusterLabel()
+{
+    m_clusterLabel->setText(clusterLabel());
+}
+
+} // namespace ss::ui

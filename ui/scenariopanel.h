@@ -1,0 +1,60 @@
+#pragma once
+// The Scenario dock: name, trace, cluster (label), perf model, policies, seeds and backfill of the
+// scenario being edited, and the Run button. It holds the scenario as last set and edited; the cluster
+// itself lives in the ClusterDocument, which scenario() writes inline once edited.
+#include <QWidget>
+
+#include "scenario.h"
+
+class QCheckBox;
+class QLabel;
+class QLineEdit;
+class QListWidget;
+class QSpinBox;
+
+namespace ss::ui {
+
+class ClusterDocument;
+
+class ScenarioPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit ScenarioPanel(ClusterDocument* cluster, QWidget* parent = nullptr);
+
+    /// Shows `s` (read from `path`, empty when new).
+    void setScenario(const Scenario& s, const QString& path);
+    /// The scenario as edited in the panel (and the cluster inline when edited in the topology editor).
+    Scenario scenario() const;
+    QString path() const { return m_path; }
+    void setPath(const QString& path) { m_path = path; }
+    void setTracePath(const QString& path);
+    QString traceFormat() const { return m_scenario.traceFormat; }
+    void setClusterSource(const QString& pathOrPreset, bool isFile);
+    bool hasPolicy(const QString& name) const;
+    QStringList missingPolicies(const Scenario& s) const; ///< policies of `s` this build does not have
+    /// "name — N machines, M GPUs" plus " (edited)" when the topology editor changed it.
+    QString clusterLabel() const;
+
+public Q_SLOTS:
+    void refreshClusterLabel();
+
+Q_SIGNALS:
+    void traceChosen(const QString& path);
+    void runRequested();
+
+private:
+    ClusterDocument* m_clusterDoc;
+    mutable Scenario m_scenario;
+    QString m_path;
+    QLineEdit* m_nameEdit = nullptr;
+    QLineEdit* m_traceEdit = nullptr;
+    QLabel* m_clusterLabel = nullptr;
+    QLineEdit* m_perfEdit = nullptr;
+    QListWidget* m_policyList = nullptr;
+    QLineEdit* m_policyFilter = nullptr;
+    QSpinBox* m_seedSpin = nullptr;
+    QSpinBox* m_seedsSpin = nullptr;
+    QCheckBox* m_backfillCheck = nullptr;
+};
+
+} // namespace ss::ui

@@ -1,0 +1,235 @@
+#include "stepperpanel.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSlider>
+#include <QTableView>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+#include "models.h"
+#include "viewhelpers.h"
+
+namespace ss::ui {
+
+StepperPanel::StepperPanel(ExportMenus* exports, QWidget* parent) : QWidget(parent)
+{
+    auto* w = this;
+    auto* v = new QVBoxLayout(w);
+    auto mkButton = [w](const char* ic, const QString& tip) {
+        auto* b = new QPushButton(icon(ic), QString(), w);
+        b->setToolTip(tip);
+        b->setFocusPolicy(Qt::NoFocus);
+        return b;
+    };
+    auto* firstB = mkButton("first", tr("First decision (Home)"));
+    auto* back = mkButton("step-back", tr("Step back (←)"));
+    m_playButton = mkButton("play", tr("Play / pause (Space)"));
+    m_playButton->setCheckable(true);
+    auto* fwd = mkButton("step-forward", tr("Step forward (→)"));
+    auto* lastB = mkButton("last", tr("Last decision (End)"));
+    m_speedCombo = new QComboBox(w);
+    for (int s : {1, 2, 5, 10, 25, 100})
+        m_speedCombo->addItem(tr("%1 / s").arg(s), s);
+    m_speedCombo->setCurrentIndex(2);
+    m_speedCombo->setToolTip(tr("Playback speed: decisions per second"));
+    m_runCombo = new QComboBox(w);
+    m_runCombo->setMinimumWidth(220);
+    m_runCombo->setToolTip(tr("Run to step through"));
+    m_gotoTimeEdit = new QLineEdit(w);
+    m_gotoTimeEdit->setPlaceholderText(tr("go to time (min)"));
+    m_gotoTimeEdit->setMaximumWidth(130);
+    m_gotoJobEdit = new QLineEdit(w);
+    m_gotoJobEdit->setPlaceholderText(tr("go to job id"));
+    m_gotoJobEdit->setMaximumWidth(110);
+    v->addWidget(hbox({new QLabel(tr("Run:"), w), m_runCombo, firstB, back, m_playButton, fwd, lastB, m_speedCombo,
+                       m_gotoTimeEdit, m_gotoJobEdit}, w));
+    m_slider = new QSlider(Qt::Horizontal, w);
+    m_slider->setRange(0, 0);
+    m_slider->setFocusPolicy(Qt::NoFocus);
+    m_decisionLabel = new QLabel(tr("No run yet."), w);
+    auto* sl = new QWidget(w);
+    auto* sh = new QHBoxLayout(sl);
+    sh->setContentsMargins(0, 0, 0, 0);
+    sh->addWidget(m_slider, 1);
+    sh->addWidget(m_decisionLabel);
+    m_decisionLabel->setMinimumWidth(380);
+    v->addWidget(sl);
+    m_queueModel = new QueueModel(this);
+    m_queueTable = makeTable(w);
+    m_queueTable->setModel(m_queueModel);
+    exports->installTableExport(m_queueTable);
+    v->addWidget(m_queueTable, 1);
+
+    m_playTimer = new QTimer(this);
+    connect(m_playTimer, &QTimer::timeout, this, [this] {
+        if (m_decision + 1 >= decisionCount()) {
+            m_playButton->setChecked(false);
+            return;
+        }
+        setDecision(m_decision + 1);
+    });
+    auto interval = [this] { return std::max(10, 1000 / m_speedCombo->currentData().toInt()); };
+    connect(m_playButton, &QPushButton::toggled, this, [this, interval](bool on) {
+        m_playButton->setIcon(icon(on ? "pause" : "play"));
+        if (on) {
+            if (m_decision + 1 >= decisionCount())
+                setDecision(0);
+            m_playTimer->start(interval());
+        } else {
+            m_playTimer->stop();
+        }
+    });
+    connect(m_speedCombo, &QComboBox::currentIndexChanged, this, [this, interval] { m_playTimer->setInterval(interval()); });
+    connect(firstB, &QPushButton::clicked, this, &StepperPanel::first);
+    connect(back, &QPushButton::clicked, this, [this] { step(-1); });
+    connect(fwd, &QPushButton::clicked, this, [this] { step(1); });
+    connect(lastB, &QPushButton::clicked, this, &StepperPanel::last);
+    connect(m_slider, &QSlider::valueChanged, this, [this](int k) {
+        if (k != m_decision)
+            setDecision(k);
+    });
+    connect(m_gotoTimeEdit, &QLineEdit::returnPressed, this, [this] {
+        bool ok = false;
+        const double t = m_gotoTimeEdit->text().toDouble(&ok);
+        if (ok)
+            gotoTime(t * 60);
+        else
+            Q_EMIT error(tr("Go to time: '%1' is not a number of minutes").arg(m_gotoTimeEdit->text()));
+    });
+    connect(m_gotoJobEdit, &QLineEdit::returnPressed, this, [this] {
+        bool ok = false;
+        const qint64 id = m_gotoJobEdit->text().toLongLong(&ok);
+        if (ok)
+            gotoJob(id);
+        else
+            Q_EMIT error(tr("Go to job: '%1' is not a job id").arg(m_gotoJobEdit->text()));
+    });
+    connect(m_runCombo, &QComboBox::activated, this,
+            [this](int i) { Q_EMIT runActivated(m_runCombo->itemData(i).toInt()); });
+    connect(m_queueTable->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& cur) {
+        if (cur.isValid())
+            Q_EMIT jobSelected(cur.data(JobIndexRole).toInt());
+    });
+}
+
+StepperPanel::~StepperPanel() = default;
+
+int StepperPanel::decisionCount() const
+{
+    return m_current && m_current->out->log ? int(m_current->out->log->records.size()) : 0;
+}
+
+void StepperPanel::setRun(RunPtr run)
+{
+    m_playButton->setChecked(false);
+    m_current = std::move(run);
+    m_replayer.reset();
+    if (m_current && m_current->out->log)
+        m_replayer = std::make_unique<Replayer>(*m_current->out->log);
+    if (m_current)
+        m_runCombo->setCurrentIndex(m_runCombo->findData(m_current->id));
+    m_slider->setRange(0, std::max(0, decisionCount() - 1));
+    Q_EMIT runChanged();
+    setDecision(decisionCount() > 0 ? 0 : -1);
+}
+
+void StepperPanel::replaceRun(const RunPtr& run)
+{
+    if (m_current && run && m_current->id == run->id)
+        m_current = run; // same output: the replayer stays valid
+}
+
+void StepperPanel::setRunList(const QVector<RunPtr>& runs)
+{
+    QSignalBlocker b(m_runCombo);
+    m_runCombo->clear();
+    for (const RunPtr& r : runs)
+        m_runCombo->addItem(r->name, r->id);
+    if (m_current)
+        m_runCombo->setCurrentIndex(m_runCombo->findData(m_current->id));
+}
+
+void StepperPanel::step(int delta)
+{
+    setDecision(std::max(0, m_decision + delta));
+}
+
+void StepperPanel::togglePlay()
+{
+    m_playButton->click();
+}
+
+void StepperPanel::gotoTime(double t)
+{
+    if (!decisionCount())
+        return;
+    const auto& recs = m_current->out->log->records;
+    auto it = std::lower_bound(recs.begin(), recs.end(), t, [](const DecisionRecord& r, double v) { return r.time < v; });
+    setDecision(std::min(int(it - recs.begin()), int(recs.size()) - 1));
+}
+
+void StepperPanel::gotoJob(qint64 id)
+{
+    if (!decisionCount())
+        return;
+    const Trace& tr_ = *m_current->trace;
+    int job = -1;
+    for (size_t i = 0; i < tr_.jobs.size(); ++i)
+        if (tr_.jobs[i].id == id)
+            job = int(i);
+    if (job < 0) {
+        Q_EMIT error(tr("Go to job: no job with id %1 in this trace").arg(id));
+        return;
+    }
+    const auto& recs = m_current->out->log->records;
+    int arrived = -1;
+    for (size_t k = 0; k < recs.size(); ++k) {
+        for (const PlacementRecord& p : recs[k].placements)
+            if (p.job == job && !p.slots.empty()) {
+                setDecision(int(k));
+                Q_EMIT jobSelected(job);
+                return;
+            }
+        if (arrived < 0 && std::find(recs[k].arrived.begin(), recs[k].arrived.end(), job) != recs[k].arrived.end())
+            arrived = int(k);
+    }
+    if (arrived >= 0)
+        setDecision(arrived);
+    Q_EMIT jobSelected(job);
+}
+
+void StepperPanel::setDecision(int k)
+{
+    const int n = decisionCount();
+    if (n == 0) {
+        m_decision = -1;
+        m_decisionLabel->setText(m_current ? tr("This run has no decision log.") : tr("No run yet: press Run."));
+        m_queueModel->setDecision(nullptr, nullptr, -1);
+        Q_EMIT decisionChanged(-1);
+        return;
+    }
+    k = std::clamp(k, 0, n - 1);
+    m_decision = k;
+    const DecisionRecord& r = m_current->out->log->records[size_t(k)];
+    m_replayer->seek(k);
+    {
+        QSignalBlocker b(m_slider);
+        m_slider->setValue(k);
+    }
+    m_decisionLabel->setText(tr("Decision %1 / %2 · t = %3 · %4 arrived · %5 finished · %6 placed")
+                                 .arg(k + 1).arg(n).arg(formatDuration(r.time)).arg(r.arrived.size())
+                                 .arg(r.finished.size())
+                                 .arg(std::count_if(r.placements.begin(), r.placements.end(),
+                                                    [](const PlacementRecord& p) { return !p.slots.empty(); })));
+    m_queueModel->setDecision(m_current->trace, m_current->out->log, k);
+    Q_EMIT decisionChanged(k);
+}
+
+} // namespace ss::ui

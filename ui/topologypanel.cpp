@@ -1,0 +1,193 @@
+#include "topologypanel.h"
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableView>
+#include <QToolBar>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+#include "clusterdocument.h"
+#include "models.h"
+#include "topologyeditorview.h"
+#include "viewhelpers.h"
+
+namespace ss::ui {
+
+TopologyPanel::TopologyPanel(ClusterDocument* doc, ExportMenus* exports, QWidget* parent)
+    : QWidget(parent), m_doc(doc)
+{
+    auto* w = this;
+    auto* v = new QVBoxLayout(w);
+    auto* tb = new QToolBar(w);
+    tb->setIconSize(QSize(16, 16));
+    m_addCountSpin = new QSpinBox(w);
+    m_addCountSpin->setRange(1, 512);
+    m_addCountSpin->setPrefix(tr("× "));
+    m_typeCombo = new QComboBox(w);
+    m_gpuCountSpin = new QSpinBox(w);
+    m_gpuCountSpin->setRange(0, 16);
+    m_gpuCountSpin->setValue(4);
+    m_gpuCountSpin->setSuffix(tr(" GPUs"));
+    m_linkGbpsSpin = new QDoubleSpinBox(w);
+    m_linkGbpsSpin->setRange(1, 10000);
+    m_linkGbpsSpin->setValue(100);
+    m_linkGbpsSpin->setSuffix(tr(" Gb/s"));
+    m_presetCombo = new QComboBox(w);
+    m_presetCombo->addItem(tr("Load preset…"));
+    for (const std::string& n : clusterPresetNames())
+        m_presetCombo->addItem(QString::fromStdString(n));
+
+    tb->addAction(tr("Add machines"), this, [this] {
+        if (m_doc->spec().switches.empty())
+            m_doc->addSwitch(QString(), 100);
+        m_doc->addMachines(m_addCountSpin->value(), std::max(0, m_typeCombo->currentIndex()), m_gpuCountSpin->value(),
+                           firstSelectedSwitch());
+    })->setToolTip(tr("Add machines of the chosen GPU type and count to the selected switch"));
+    tb->addWidget(m_addCountSpin);
+    tb->addAction(tr("Duplicate"), this, [this] { m_doc->duplicateMachines(selectedMachineRows()); });
+    tb->addAction(tr("Remove"), this, [this] {
+        m_doc->removeMachines(selectedMachineRows());
+        for (int s : m_topology->selectedSwitches())
+            m_doc->removeSwitch(s);
+    });
+    tb->addSeparator();
+    tb->addWidget(m_typeCombo);
+    tb->addAction(tr("Set type"), this, [this] { m_doc->setMachinesType(selectedMachineRows(), m_typeCombo->currentIndex()); })
+        ->setToolTip(tr("Set the GPU type of every selected machine"));
+    tb->addWidget(m_gpuCountSpin);
+    tb->addAction(tr("Set count"), this, [this] { m_doc->setMachinesGpus(selectedMachineRows(), m_gpuCountSpin->value()); })
+        ->setToolTip(tr("Set the GPU count of every selected machine"));
+    tb->addSeparator();
+    tb->addAction(tr("Add switch"), this, [this] { m_doc->addSwitch(QString(), 100); });
+    tb->addAction(tr("Duplicate switch"), this, [this] {
+        for (int s : m_topology->selectedSwitches())
+            m_doc->duplicateSwitch(s);
+    });
+    tb->addWidget(m_linkGbpsSpin);
+    tb->addAction(tr("Connect"), this, [this] {
+        const QList<int> sw = m_topology->selectedSwitches();
+        if (sw.size() != 2)
+            Q_EMIT error(tr("Topology: select exactly two switches to connect (ctrl+click), or shift-drag between them."));
+        else
+            m_doc->addLink(sw[0], sw[1], m_linkGbpsSpin->value());
+    });
+    tb->addSeparator();
+    tb->addWidget(m_presetCombo);
+    tb->addAction(icon("open"), tr("Load file…"), this, [this] {
+        const QString p = QFileDialog::getOpenFileName(this, tr("Load cluster"));
+        if (!p.isEmpty())
+            Q_EMIT loadClusterRequested(p);
+    });
+    connect(m_presetCombo, &QComboBox::activated, this, [this](int i) {
+        if (i > 0)
+            Q_EMIT loadClusterRequested(m_presetCombo->itemText(i));
+        m_presetCombo->setCurrentIndex(0);
+    });
+    v->addWidget(tb);
+
+    m_validationLabel = new QLabel(w);
+    m_validationLabel->setWordWrap(true);
+    v->addWidget(m_validationLabel);
+
+    auto* split = new QSplitter(Qt::Horizontal, w);
+    m_topology = new ss::TopologyEditorView(split);
+    split->addWidget(m_topology);
+    exports->installPlotExport(m_topology);
+    auto* tabs = new QTabWidget(split);
+    m_machineModel = new MachineTableModel(m_doc, this);
+    m_machineTable = makeTable(tabs);
+    m_machineTable->setModel(m_machineModel);
+    m_machineTable->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    m_machineTable->verticalHeader()->setVisible(true);
+    exports->installTableExport(m_machineTable);
+    tabs->addTab(m_machineTable, tr("Machines"));
+    m_linkModel = new LinkTableModel(m_doc, this);
+    auto* links = makeTable(tabs);
+    links->setModel(m_linkModel);
+    exports->installTableExport(links);
+    auto* linkPane = new QWidget(tabs);
+    auto* lv = new QVBoxLayout(linkPane);
+    lv->addWidget(links);
+    auto* rmLink = new QPushButton(tr("Remove link"), linkPane);
+    connect(rmLink, &QPushButton::clicked, this, [this, links] {
+        const QModelIndex i = links->currentIndex();
+        if (i.isValid())
+            m_doc->removeLink(i.row());
+    });
+    lv->addWidget(rmLink);
+    tabs->addTab(linkPane, tr("Links"));
+    split->addWidget(tabs);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    split->setSizes({720, 480}); // the graph gets the room; the table scrolls
+    v->addWidget(split, 1);
+
+    connect(m_topology, &ss::TopologyEditorView::requestConnect, this,
+            [this](int a, int b) { m_doc->addLink(a, b, m_linkGbpsSpin->value()); });
+    connect(m_topology, &ss::TopologyEditorView::requestDelete, this, [this](QList<int> ms, QList<int> sws) {
+        m_doc->removeMachines(std::vector<int>(ms.begin(), ms.end()));
+        std::sort(sws.begin(), sws.end(), std::greater<int>());
+        for (int s : sws)
+            m_doc->removeSwitch(s);
+    });
+    connect(m_topology, &ss::TopologyEditorView::selectionChangedIds, this, [this](QList<int> ms, QList<int>) {
+        QSignalBlocker b(m_machineTable->selectionModel());
+        m_machineTable->clearSelection();
+        for (int m : ms)
+            m_machineTable->selectionModel()->select(m_machineModel->index(m, 0),
+                                                     QItemSelectionModel::Select | QItemSelectionModel::Rows);
+        m_machineTable->viewport()->update();
+    });
+}
+
+std::vector<int> TopologyPanel::selectedMachineRows() const
+{
+    std::vector<int> rows;
+    for (int m : m_topology->selectedMachines())
+        rows.push_back(m);
+    for (const QModelIndex& i : m_machineTable->selectionModel()->selectedRows())
+        rows.push_back(i.row());
+    std::sort(rows.begin(), rows.end());
+    rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+    return rows;
+}
+
+int TopologyPanel::firstSelectedSwitch() const
+{
+    const QList<int> sw = m_topology->selectedSwitches();
+    if (!sw.isEmpty())
+        return sw.first();
+    const auto rows = selectedMachineRows();
+    if (!rows.empty())
+        return m_doc->spec().machines[size_t(rows.front())].sw;
+    return 0;
+}
+
+void TopologyPanel::refresh()
+{
+    const ClusterSpec& spec = m_doc->spec();
+    m_topology->setCluster(spec);
+    const QString v = m_doc->validationMessage();
+    m_validationLabel->setText(v.isEmpty() ? tr("✔ Cluster is valid: %1 machines, %2 GPUs, %3 switches, %4 links")
+                                                 .arg(spec.machineCount()).arg(spec.totalGpus())
+                                                 .arg(spec.switches.size()).arg(spec.links.size())
+                                           : QStringLiteral("⚠ ") + v);
+    m_validationLabel->setStyleSheet(v.isEmpty() ? QString() : QStringLiteral("color: #c9372c; font-weight: bold;"));
+    const QString cur = m_typeCombo->currentText();
+    m_typeCombo->clear();
+    for (const GpuType& t : spec.types)
+        m_typeCombo->addItem(QString::fromStdString(t.name));
+    m_typeCombo->setCurrentText(cur);
+}
+
+} // namespace ss::ui
+
