@@ -11,6 +11,8 @@
 #include <stdexcept>
 
 #include "ganttview.h"
+#include "io/json.h"
+#include "io/runio.h"
 #include "io/traceio.h"
 #include "model/clusterspec.h"
 #include "store/runstore.h"
@@ -18,7 +20,7 @@
 namespace ss::ui {
 
 namespace {
-constexpr const char* kConfigFormat = "schedstudio-studio-run";
+constexpr const char* kConfigFormat = "schedstudio-studio-run"; // configs of runs saved before the run layer
 constexpr const char* kExperiment = "studio";
 
 // A trace good enough for the studio's views when the original file is gone: one job per record.
@@ -201,26 +203,35 @@ void RunDatabase::loadLog(RunPtr run)
 
 std::string RunDatabase::configFor(const RunEntry& run, const QString& tracePath)
 {
-    QJsonObject o;
-    o[QStringLiteral("format")] = QLatin1String(kConfigFormat);
-    o[QStringLiteral("version")] = 1;
-    o[QStringLiteral("name")] = run.name;
-    o[QStringLiteral("scenario")] = run.scenario;
-    o[QStringLiteral("cluster_label")] = run.clusterLabel;
+    // The one run config (io/runio.h: the complete RunSpec, which reruns the run exactly) plus what the studio
+    // needs to reopen it: its label, scenario, trace file and the cluster itself (it may be an edited one).
+    JsonValue o = runSpecToJson(run.out->spec);
+    JsonValue studio = JsonValue::makeObject();
+    studio["name"] = JsonValue::makeString(run.name.toStdString());
+    studio["scenario"] = JsonValue::makeString(run.scenario.toStdString());
+    studio["cluster_label"] = JsonValue::makeString(run.clusterLabel.toStdString());
     if (!tracePath.isEmpty())
-        o[QStringLiteral("trace_path")] = QFileInfo(tracePath).absoluteFilePath();
+        studio["trace_path"] = JsonValue::makeString(QFileInfo(tracePath).absoluteFilePath().toStdString());
+    o["studio"] = std::move(studio);
     if (run.cluster)
-        o[QStringLiteral("cluster")] =
-            QJsonDocument::fromJson(QByteArray::fromStdString(clusterToJson(*run.cluster))).object();
-    return QJsonDocument(o).toJson(QJsonDocument::Compact).toStdString();
+        o["cluster_spec"] = parseJson(clusterToJson(*run.cluster), "cluster");
+    return writeJson(o, -1);
 }
 
 std::shared_ptr<RunEntry> RunDatabase::entryFromStored(const StoredRun& stored, std::shared_ptr<const Trace> trace)
 {
     auto e = std::make_shared<RunEntry>();
     const RunOutput& out = stored.out;
-    const QJsonObject cfg = QJsonDocument::fromJson(QByteArray::fromStdString(stored.config)).object();
-    const bool ours = cfg.value(QStringLiteral("format")).toString() == QLatin1String(kConfigFormat);
+    QJsonObject cfg = QJsonDocument::fromJson(QByteArray::fromStdString(stored.config)).object();
+    // Runs saved by this version: the run config with a "studio" part; by earlier ones: the studio's own shape.
+    const bool runConfig = cfg.value(QStringLiteral("format")).toString() == QLatin1String("schedstudio-run");
+    if (runConfig) {
+        QJsonObject legacy = cfg.value(QStringLiteral("studio")).toObject();
+        if (cfg.value(QStringLiteral("cluster_spec")).isObject())
+            legacy[QStringLiteral("cluster")] = cfg.value(QStringLiteral("cluster_spec"));
+        cfg = legacy;
+    }
+    const bool ours = runConfig || cfg.value(QStringLiteral("format")).toString() == QLatin1String(kConfigFormat);
 
     // Cluster: the stored one, else a preset of the same name and fingerprint (runs saved by the CLI).
     std::shared_ptr<ClusterSpec> cluster;
