@@ -19,10 +19,7 @@
 #include "model/tracegen.h"
 #include "run/aggregate.h"
 #include "run/executor.h"
-#if __has_include("storehook.h")
 #include "storehook.h"
-#define SS_HAVE_STOREHOOK 1
-#endif
 
 namespace ss::cli {
 namespace {
@@ -217,11 +214,9 @@ int cmdRun(Args& a)
     ExperimentPlan plan = planFromArgs(a, true, !json, table);
     PlannedRun& run = plan.runs.at(0);
     run.spec.decisionLogPath = a.get("log-out", "");
-#ifdef SS_HAVE_STOREHOOK
     // runs saved to a database keep their decision log (for the studio to replay) unless they are huge
     run.spec.keepDecisionLog = wantsDecisionLog(a) || (a.has("db") && plan.inputs[0].trace->jobs.size() <= 100000);
     peekStoreOptions(a);
-#endif
     makeScheduler(run.spec.policy, run.spec.options); // an unknown policy or bad --param fails before the run
     a.finish();
     ExecOptions ex;
@@ -230,10 +225,8 @@ int cmdRun(Args& a)
         ex.progress = [&](size_t, size_t, double f) { return bar(f); };
     ex.onError = [](size_t, const std::string& e) { throw std::runtime_error(e); };
     ex.onResult = [&](size_t, RunOutput& out) {
-#ifdef SS_HAVE_STOREHOOK
         saveRunIfAsked(a, out, a.get("experiment", "default"));
         exportIfAsked(a, out, plan.inputs[0].cluster.get());
-#endif
         if (json)
             std::printf("%s\n", summaryJson(out, 2).c_str());
         else
@@ -258,9 +251,7 @@ int cmdCompare(Args& a)
     if (ThroughputTable t = loadThroughputsFromArgs(a); !t.empty())
         table = std::make_shared<const ThroughputTable>(std::move(t));
     const ExperimentPlan plan = planFromArgs(a, false, !json, table);
-#ifdef SS_HAVE_STOREHOOK
     peekStoreOptions(a);
-#endif
     a.finish();
     for (const PlannedRun& r : plan.runs)
         makeScheduler(r.spec.policy, r.spec.options); // fail fast on a typo, before any run
@@ -283,9 +274,7 @@ int cmdCompare(Args& a)
                                [&](const Row& r) { return r.inputs == pr.inputs && r.policy == pr.spec.policy; });
         if (it == rows.end())
             it = rows.insert(rows.end(), Row{pr.inputs, pr.spec.policy, {}, {}, {}, {}, {}, {}, {}});
-#ifdef SS_HAVE_STOREHOOK
         saveRunIfAsked(a, out, a.get("experiment", "compare"));
-#endif
         const Summary& s = out.summary;
         it->jct.push_back(s.meanJctMin);
         it->p95.push_back(s.p95JctMin);

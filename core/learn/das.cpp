@@ -15,6 +15,7 @@
 #include "learn/nets.h"
 #include "learn/policies.h"
 #include "learn/rwgp.h"
+#include "run/runspec.h"
 
 namespace ss::learn {
 

@@ -27,10 +27,7 @@ CheckpointInfo readCheckpointInfo(const std::string& path);
 /// Every learned and search policy name (the LibTorch module's and the plain ones).
 std::vector<std::string> learnedPolicyNames();
 
-/// Directory holding the shipped checkpoints: $SCHEDSTUDIO_CHECKPOINTS, else resources/checkpoints next to
-/// or above the executable, else SS_SOURCE_DIR's. Empty when none is found.
-std::string checkpointDirectory();
-/// Shipped checkpoint for a DAS variant on a cluster (file "<variant>-<cluster>.sscp"), "" when none.
-std::string shippedCheckpoint(const std::string& variant, const std::string& clusterName);
+/// The shipped checkpoints: ss::checkpointDirectory() and ss::shippedCheckpoint() in run/runspec.h (the run
+/// identity hashes the file a learned policy will read).
 
 } // namespace ss::learn
