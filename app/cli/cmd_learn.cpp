@@ -17,7 +17,7 @@
 #include "learn/learn.h"
 #include "learn/trainer.h"
 #include "loaders.h"
-#include "run/runner.h"
+#include "run/executor.h"
 
 #include <unistd.h>
 
@@ -346,6 +346,12 @@ int cmdReproduce(Args& a)
         std::vector<Trace> evals{scaled(evalBase)};
         for (const EvalSlice& w : windows)
             evals.push_back(scaled(w.trace));
+        std::vector<RunInputs> evalInputs;
+        {
+            auto c = std::make_shared<const ClusterSpec>(cluster);
+            for (const Trace& t : evals)
+                evalInputs.push_back({"", std::make_shared<const Trace>(t), c, nullptr, t.name, cname});
+        }
         if (loadGpus > 0) {
             char buf[96];
             std::snprintf(buf, sizeof buf, "%s%s arrival rate x%.3g", scaleNote.empty() ? "" : ", ", shown[cname].c_str(),
@@ -392,11 +398,14 @@ int cmdReproduce(Args& a)
                     tr.save(ckpt);
                     spec.options.checkpoint = ckpt;
                 }
-                for (size_t k = 0; k < nSlices; ++k) {
-                    RunOutput o = runSimulation(cluster, evals[k], spec);
+                // One run per evaluation slice, through the run layer's plan and executor.
+                ExecOptions ex;
+                ex.onError = [](size_t, const std::string& e) { throw std::runtime_error(e); };
+                ex.onResult = [&](size_t k, RunOutput& o) {
                     sums[k].first += o.summary.meanJctMin;
                     sums[k].second += o.summary.meanFeeUsd;
-                }
+                };
+                executePlan(expandPlan(evalInputs, {policy}, {seed}, spec), ex);
             }
             for (auto& [j, f] : sums) {
                 j /= double(seeds.size());
