@@ -9,6 +9,7 @@
 #include <map>
 
 #include "clusterdocument.h"
+#include "run/aggregate.h"
 
 namespace ss::ui {
 
@@ -370,13 +371,9 @@ void CompareModel::setRuns(const QVector<RunPtr>& runs)
                 case DeadlineMiss: v.push_back(100 * s.deadlineMissRate); break;
                 }
             }
-            double mean = 0;
-            for (double x : v) mean += x;
-            mean /= double(v.size());
-            double var = 0;
-            for (double x : v) var += (x - mean) * (x - mean);
-            g.stat[c].mean = mean;
-            g.stat[c].sd = v.size() > 1 ? std::sqrt(var / double(v.size() - 1)) : 0;
+            const SeedStat st = seedStat(v); // the core's aggregation, as `compare` prints it
+            g.stat[c].mean = st.mean;
+            g.stat[c].sd = st.sd;
         }
         g.stat[Runs].mean = g.runs.size();
     }
