@@ -211,6 +211,19 @@ bool lookup(const std::string& name, PolicyInfo& info, PolicyEntry* ord, PolicyE
     return true;
 }
 
+bool declaredByAnyPolicy(const std::string& key)
+{
+    if (key == "admission")
+        return true;
+    Table& t = table();
+    std::lock_guard<std::mutex> lock(t.mutex);
+    for (const PolicyEntry& e : t.entries)
+        for (const ParamSpec& p : e.params)
+            if (p.key == key)
+                return true;
+    return false;
+}
+
 std::string checkValue(const ParamSpec& s, const std::string& v)
 {
     switch (s.type) {
@@ -320,8 +333,6 @@ std::vector<std::string> schedulerNames()
     for (const PolicyEntry& e : policyEntries())
         if (e.family == PolicyFamily::Joint || e.family == PolicyFamily::Learned)
             out.push_back(e.name);
-    for (const std::string& n : learnedModulePolicyNames())
-        out.push_back(n);
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
     return out;
@@ -360,8 +371,13 @@ std::string validatePolicyParams(const std::string& policy, const std::map<std::
     };
     for (const auto& [key, value] : params) {
         const auto it = std::find_if(info.params.begin(), info.params.end(), [&](const ParamSpec& p) { return p.key == key; });
-        if (it == info.params.end())
+        if (it == info.params.end()) {
+            // a key another policy declares is for that policy: compare and sweep pass one --param set to
+            // every policy they run (e.g. das.untrained=1 beside fifo+firstfit)
+            if (declaredByAnyPolicy(key))
+                continue;
             return "policy " + info.name + " has no parameter " + key + " (valid: " + validKeys() + ")";
+        }
         const std::string why = checkValue(*it, value);
         if (!why.empty())
             return key + " " + why + " (policy " + info.name + "; valid keys: " + validKeys() + ")";

@@ -89,13 +89,16 @@ std::vector<PolicyInfo> policyCatalog();
 PolicyInfo policyInfo(const std::string& name);
 
 /// Checks `params` against what `policy` declares: "" when valid, else one line naming the key, the
-/// policy and its valid keys (unknown key, not a number, out of range, not an allowed value).
+/// policy and its valid keys (a key no policy declares, not a number, out of range, not an allowed value).
+/// A key that only another policy declares is left to that one: compare and sweep pass one set of params
+/// to every policy they run.
 std::string validatePolicyParams(const std::string& policy, const std::map<std::string, std::string>& params);
 
 /// Validates opts.params, then makes the scheduler. Throws std::invalid_argument naming an unknown policy
 /// (with close names) or a bad parameter. Learned names load the learned module on first use.
 std::unique_ptr<Scheduler> makeScheduler(const std::string& name, const PolicyOptions& opts = {});
-/// Every runnable name, sorted: every ordering x placement, joint policies, learned policies.
+/// Every runnable name, sorted: every ordering x placement, joint policies, learned policies registered so
+/// far (names of the learned module that is not loaded yet are in learnedModulePolicyNames()).
 std::vector<std::string> schedulerNames();
 /// Orderings and placements of the composite form (for UIs), sorted.
 std::vector<std::string> orderingNames();

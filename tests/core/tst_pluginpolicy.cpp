@@ -83,7 +83,7 @@ private Q_SLOTS:
 
     void runsThroughTheEngine()
     {
-        // 2 machines x 2 GPUs; job 0 holds all 4 until t=100; jobs 1, 2, 3 (2 GPUs each) queue meanwhile.
+        // 2 machines x 2 GPUs; jobs 0 and 1 hold both machines until t=100; jobs 2, 3, 4 (2 GPUs each) queue.
         ClusterSpec c;
         c.name = "plug";
         c.types = {{"A", 1.0, 16, 1.0}};
@@ -92,12 +92,12 @@ private Q_SLOTS:
         c.finalize();
         Trace t;
         t.name = "plug";
-        for (int i = 0; i < 4; ++i) {
+        for (int i = 0; i < 5; ++i) {
             Job j;
             j.id = i;
-            j.submit = i;
-            j.gpus = i == 0 ? 4 : 2;
-            j.duration = i == 0 ? 100 : 10;
+            j.submit = i < 2 ? 0 : i - 1;
+            j.gpus = 2;
+            j.duration = i < 2 ? 100 : 10;
             t.jobs.push_back(j);
         }
         t.sortBySubmit();
@@ -114,26 +114,30 @@ private Q_SLOTS:
         } rec;
         sim.addObserver(&rec);
         sim.run();
-        // at t=100 the last arrivals go first: job 3 on the last machine, job 2 on the other; job 1 at 110
+        // t=0: equal entry times keep queue order, job 0 on the last machine; at t=100 the last arrivals go
+        // first: job 4 on the last machine, job 3 on the other; job 2 at 110
+        QCOMPARE(sim.rt(4).firstStart, 100.0);
         QCOMPARE(sim.rt(3).firstStart, 100.0);
-        QCOMPARE(sim.rt(2).firstStart, 100.0);
-        QCOMPARE(sim.rt(1).firstStart, 110.0);
-        QCOMPARE(sim.rt(1).end, 120.0);
-        bool sawJob3 = false;
+        QCOMPARE(sim.rt(2).firstStart, 110.0);
+        QCOMPARE(sim.rt(2).end, 120.0);
+        bool sawJob4 = false;
         for (const DecisionRecord& r : rec.recs)
-            for (const PlacementRecord& p : r.placements)
-                if (p.job == 3 && !p.slots.empty()) {
-                    sawJob3 = true;
+            for (const PlacementRecord& p : r.placements) {
+                if (p.job == 0 && !p.slots.empty())
+                    QCOMPARE(c.machineOfGpu(p.slots.front().gpu), 1);
+                if (p.job == 4 && !p.slots.empty()) {
+                    sawJob4 = true;
                     QCOMPARE(c.machineOfGpu(p.slots.front().gpu), 1);
                     QCOMPARE(QString::fromStdString(p.reason), QString("lifo (lastfit)"));
                 }
-        QVERIFY(sawJob3);
+            }
+        QVERIFY(sawJob4);
         // the default admission stage accepted every arrival, and the log says so
         int accepted = 0;
         for (const DecisionRecord& r : rec.recs)
             for (const AdmissionRecord& a : r.admissions)
                 accepted += a.verdict == Admit::Accept;
-        QCOMPARE(accepted, 4);
+        QCOMPARE(accepted, 5);
     }
 
     void paramsAreValidated()
@@ -141,6 +145,11 @@ private Q_SLOTS:
         PolicyOptions ok;
         ok.params["lastfit.unused"] = "3";
         QVERIFY(makeScheduler("lifo+lastfit", ok) != nullptr);
+        // a key of another policy is for that policy (compare passes one set to all), and is not checked here
+        PolicyOptions other;
+        other.params["lastfit.unused"] = "99";
+        QVERIFY(makeScheduler("fifo+firstfit", other) != nullptr);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, makeScheduler("fifo+lastfit", other));
         for (const auto& [key, value, needle] : {std::tuple<std::string, std::string, std::string> {"lastfit.unused", "9", "out of range"},
                                                  {"lastfit.unused", "x", "not a number"},
                                                  {"lastfit.other", "1", "no parameter lastfit.other"}}) {
