@@ -12,5 +12,5 @@
     X(bestfit)                 \
     X(loadbalance)             \
     X(consolidate)             \
-    X(randomplace)             \
+    X(randomplacement)         \
     X(tetris)

@@ -80,4 +80,4 @@ const PolicyRegistrar reg({.name = "random",
 } // namespace
 } // namespace ss
 
-SS_POLICY_ANCHOR(randomplace)
+SS_POLICY_ANCHOR(randomplacement)
