@@ -1313,7 +1313,7 @@ void MainWindow::setDecision(int k)
             if (!p.affinity.empty()) {
                 scores.assign(size_t(log.machineCount), kNoScore);
                 for (size_t i = 0; i < p.affinity.size(); ++i) {
-                    const size_t m = size_t(p.machineOf(i)); // -1 (malformed) wraps and fails the bound check
+                    const size_t m = size_t(p.machineOf(i));
                     if (m < scores.size())
                         scores[m] = p.affinity[i];
                 }
