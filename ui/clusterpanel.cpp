@@ -60,7 +60,7 @@ void ClusterPanel::showDecision(const RunEntry& run, const Replayer& replayer, i
             if (!p.affinity.empty()) {
                 scores.assign(size_t(log.machineCount), kNoScore);
                 for (size_t i = 0; i < p.affinity.size(); ++i) {
-                    const size_t m = p.machines.empty() ? i : size_t(p.machines[i]);
+                    const size_t m = size_t(p.machineOf(i));
                     if (m < scores.size())
                         scores[m] = p.affinity[i];
                 }

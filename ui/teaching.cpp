@@ -126,7 +126,7 @@ QString explainDecision(const DecisionLog& log, int k, const Trace& trace, const
         // Affinity: best-scoring machines vs the chosen one.
         std::vector<std::pair<float, int>> scored;
         for (size_t i = 0; i < p.affinity.size(); ++i) {
-            const int m = p.machines.empty() ? int(i) : int(p.machines[i]);
+            const int m = p.machineOf(i);
             if (!std::isnan(p.affinity[i]))
                 scored.push_back({p.affinity[i], m});
         }

@@ -88,7 +88,7 @@ HeatmapData affinityMatrix(const DecisionRecord& r, int machineCount, const QStr
     for (int i = 0; i < d.rows; ++i) {
         const PlacementRecord& p = *ps[size_t(i)];
         for (size_t k = 0; k < p.affinity.size(); ++k) {
-            const int m = p.machines.empty() ? int(k) : (k < p.machines.size() ? int(p.machines[k]) : -1);
+            const int m = p.machineOf(k);
             auto it = colOf.find(m);
             if (it == colOf.end())
                 continue;

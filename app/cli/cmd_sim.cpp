@@ -1,4 +1,4 @@
-// Simulation commands: policies, generate, run, compare, bench.
+// Simulation commands: generate, run, compare, bench.
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -78,18 +78,6 @@ std::function<bool(double)> stderrProgress(bool on, const std::string& label)
         return true;
     };
 }
-
-// ------------------------------------------------------------------------------------------------ policies
-int cmdPolicies(Args& a)
-{
-    const bool orderings = a.flag("orderings"), placements = a.flag("placements");
-    a.finish();
-    const auto names = orderings ? orderingNames() : placements ? placementNames() : schedulerNames();
-    for (const std::string& n : names)
-        std::printf("%s\n", n.c_str());
-    return 0;
-}
-CliCommand c1("policies", "list every runnable policy name (--orderings / --placements for the parts)", &cmdPolicies);
 
 // ------------------------------------------------------------------------------------------------ generate
 int cmdGenerate(Args& a)

@@ -1,6 +1,6 @@
 // Entry point of the LibTorch module (libschedstudio-learn.so), loaded with dlopen on the first use of a learned
-// policy or of training (core/policy/learnedmodule.cpp). It registers the DAS policies into the host's policy
-// table and hands the host its function table (moduleapi.h).
+// policy or of training (core/policy/learnedmodule.cpp). It hands the host its function table (moduleapi.h):
+// training, checkpoint reading and the DAS schedulers, which the host's policy table lists already.
 #include <cstring>
 
 #include "learn/moduleapi.h"
@@ -18,11 +18,8 @@ extern "C" __attribute__((visibility("default"))) const char* schedstudio_learn_
 {
     if (!hostVersion || std::strcmp(hostVersion, SCHEDSTUDIO_VERSION) != 0)
         return "module built for SchedStudio " SCHEDSTUDIO_VERSION ", not for this program's version";
-    static const ss::learn::LearnModuleApi api {&ss::learn::makeTorchTrainer, &ss::learn::torchReadCheckpointInfo};
+    static const ss::learn::LearnModuleApi api {&ss::learn::makeTorchTrainer, &ss::learn::torchReadCheckpointInfo,
+                                                &ss::learn::makeDasPolicy};
     ss::learn::installLearnModule(&api);
-    ss::registerSchedulers(ss::learnedModulePolicyNames(),
-                           [](const std::string& name, const ss::PolicyOptions& opts) -> std::unique_ptr<ss::Scheduler> {
-                               return ss::learn::makeDasPolicy(name, opts);
-                           });
     return nullptr;
 }

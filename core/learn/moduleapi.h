@@ -4,8 +4,9 @@
 //
 // Loading (core/policy/learnedmodule.cpp): dlopen the module, then call its one exported symbol
 //     extern "C" const char* schedstudio_learn_module_init(const char* hostVersion);
-// which checks the version, registers das, da, da+mc and da+rwgp with ss::registerSchedulers, installs its
-// function table with ss::learn::installLearnModule, and returns nullptr (or a one-line error).
+// which checks the version, installs its function table with ss::learn::installLearnModule (the DAS variants
+// are in the policy table already, learnregistry.cpp; their factory calls the table), and returns nullptr (or a
+// one-line error).
 // The forwarding learn API in the executables (learnhost.cpp: Trainer, readCheckpointInfo) calls through that
 // table, loading the module on first use.
 #include <memory>
@@ -14,6 +15,7 @@
 
 #include "learn/learn.h"
 #include "learn/trainer.h"
+#include "policy/registry.h"
 
 namespace ss::learn {
 
@@ -35,6 +37,8 @@ public:
 struct LearnModuleApi {
     std::unique_ptr<TrainerBackend> (*makeTrainer)(TrainConfig cfg);
     CheckpointInfo (*readCheckpointInfo)(const std::string& path);
+    /// das | da | da+mc | da+rwgp (learnregistry.cpp lists them in the policy table; their factory calls this).
+    std::unique_ptr<Scheduler> (*makeDasPolicy)(const std::string& variant, const PolicyOptions& opts);
 };
 
 /// Called by the module's entry point (exported by libschedcore).

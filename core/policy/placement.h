@@ -1,35 +1,25 @@
 #pragma once
-// Placement policies: which GPUs a job gets once the ordering has picked it. All of them respect the job's
-// allowed GPU types (JobRuntime::typeMask) and fractional demands (a share of one GPU), and span machines
-// only when no single machine can hold the job.
+// Placement helpers shared by every driver. The placements themselves are Placement implementations, one
+// file each (firstfit.cpp, bestfit.cpp, ...); all of them respect the job's allowed GPU types
+// (JobRuntime::typeMask) and fractional demands (a share of one GPU), and span machines only when no single
+// machine can hold the job. Helpers for writing one are in placementutil.h.
 #include <string>
 #include <vector>
 
-#include "sim/engine.h"
+#include "policy/stages.h"
 
 namespace ss {
 
-enum class PlacementKind { FirstFit, BestFit, LoadBalance, Consolidate, Random };
-
-const char* toString(PlacementKind k);
-/// Names as used in "ORDERING+PLACEMENT" (firstfit, bestfit, ...).
-std::vector<std::string> placementKindNames();
-/// Throws std::invalid_argument for an unknown name.
-PlacementKind placementKindFromName(const std::string& name);
-
 /// Whether the cluster has, right now, the capacity the job needs anywhere (count check: whole GPUs of an
-/// allowed type, or one GPU with the share free). Every placement succeeds exactly when this is true.
+/// allowed type, or one GPU with the share free). Every built-in placement succeeds exactly when this is true.
 bool canPlaceNow(const SchedContext& ctx, int job);
 
-/// Chooses GPUs for `job` on the current occupancy; false (and `out` empty) when it does not fit.
-/// O(log M) per machine used for FirstFit; the others may look at every machine with free capacity.
-bool choosePlacement(SchedContext& ctx, int job, PlacementKind kind, std::vector<GpuSlot>& out);
+/// Places `job` (recording the attempt and the placement's scores when recording) and starts it with
+/// `reason`. Returns false when it does not fit.
+bool placeAndStart(SchedContext& ctx, int job, Placement& placement, const char* reason);
 
-/// One affinity score per machine (machine id order) explaining the choice: higher = preferred; machines
-/// that cannot take any part of the job get -1. Only computed when the decision is being recorded.
-std::vector<float> placementAffinity(const SchedContext& ctx, int job, PlacementKind kind);
-
-/// Places `job` (recording the attempt when recording) and starts it. Returns false when it does not fit.
-bool placeAndStart(SchedContext& ctx, int job, PlacementKind kind, const char* reason);
+/// Records why `job` waits: the placement's scores for it now, no GPUs. Only call when ctx.recording() and
+/// the job does not fit (a placement that fails draws no random number, so the run is unchanged).
+void explainPlacement(SchedContext& ctx, int job, Placement& placement, const std::string& reason);
 
 } // namespace ss

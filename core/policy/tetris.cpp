@@ -29,6 +29,7 @@ TetrisScheduler::TetrisScheduler(const PolicyOptions& opts)
     if (!(w >= 1))
         throw std::invalid_argument("tetris.window must be >= 1");
     m_window = int(std::min(w, 1e6));
+    m_span = makePlacement("consolidate");
 }
 
 void TetrisScheduler::reset(const SimSetup& setup)
@@ -224,13 +225,26 @@ void TetrisScheduler::schedule(SchedContext& ctx)
     for (int j : window)
         if (ctx.rt(j).status == JobStatus::Pending && mustSpan(j) && canPlaceNow(ctx, j)) {
             std::vector<GpuSlot> slots;
-            if (!choosePlacement(ctx, j, PlacementKind::Consolidate, slots))
+            std::vector<float> scores;
+            if (!m_span->place(ctx, j, slots, ctx.recording() ? &scores : nullptr))
                 continue;
             if (ctx.recording())
-                ctx.recordPlacement(j, slots, placementAffinity(ctx, j, PlacementKind::Consolidate), "tetris: spans machines (consolidate)");
+                ctx.recordPlacement(j, slots, std::move(scores), "tetris: spans machines (consolidate)");
             charge(j, slots, +1.0);
             ctx.start(j, slots, "tetris");
         }
 }
 
+namespace {
+const PolicyRegistrar reg({.name = "tetris",
+                           .family = PolicyFamily::Joint,
+                           .description = "Tetris multi-resource packing (GPU, CPU, memory) with a remaining-work term",
+                           .params = {{.key = "tetris.window", .type = ParamSpec::Type::Number, .dflt = "128", .min = 1,
+                                       .help = "queued jobs considered per decision"}},
+                           .scheduler = [](const std::string&, const PolicyOptions& o) -> std::unique_ptr<Scheduler> {
+                               return std::make_unique<TetrisScheduler>(o);
+                           }});
+} // namespace
+
 } // namespace ss
+

@@ -1,6 +1,7 @@
 #pragma once
 // Tetris (Grandl et al., SIGCOMM'14) as a joint ordering + placement policy, in the multi-resource form
 // DL2's tetris_env.py uses (GPU, CPU, memory per machine). See tetris.cpp for the variant chosen.
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@ public:
 
 private:
     int m_window = 128;
+    std::unique_ptr<Placement> m_span; ///< consolidate, for jobs wider than any machine
     const ClusterSpec* m_cluster = nullptr;
     const Trace* m_trace = nullptr;
     std::vector<double> m_cpuUsed, m_memUsed;

@@ -142,9 +142,9 @@ std::vector<double> parseThresholds(const std::string& s)
 
 } // namespace
 
-PreemptiveScheduler::PreemptiveScheduler(std::string name, PreemptOrder order, PlacementKind placement,
-                                         const PolicyOptions& opts)
-    : m_name(std::move(name)), m_order(order), m_place(placement)
+PreemptiveScheduler::PreemptiveScheduler(std::string name, PreemptOrder order, std::unique_ptr<Placement> placement,
+                                         std::unique_ptr<Admission> admission, const PolicyOptions& opts)
+    : m_name(std::move(name)), m_order(order), m_place(std::move(placement)), m_admit(std::move(admission))
 {
     if (order != PreemptOrder::Srtf) {
         m_thr = parseThresholds(opts.param("las.thresholds", "3250,7200"));
@@ -164,8 +164,17 @@ PreemptiveScheduler::PreemptiveScheduler(std::string name, PreemptOrder order, P
     }
 }
 
+AdmissionRecord PreemptiveScheduler::admit(const SchedContext& ctx, int job)
+{
+    AdmissionRecord r = m_admit->admit(ctx, job);
+    r.job = job;
+    return r;
+}
+
 void PreemptiveScheduler::reset(const SimSetup& setup)
 {
+    m_place->reset(setup);
+    m_admit->reset(setup);
     m_trace = &setup.trace;
     m_cluster = &setup.cluster;
     m_types = setup.cluster.types.size();
@@ -454,15 +463,19 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
 {
     const double now = ctx.now();
     const bool las = m_order != PreemptOrder::Srtf;
-    while (m_scan < size_t(ctx.jobCount()) && ctx.rt(int(m_scan)).status != JobStatus::Future) {
-        const int j = int(m_scan++);
-        if (ctx.rt(j).status != JobStatus::Pending)
-            continue;
+    auto arrive = [&](int j) {
         m_q[size_t(j)] = 0;
         m_zone[size_t(j)] = 1;
         m_seq[size_t(j)] = ++m_back;
         enqueue(ctx, j);
+    };
+    while (m_scan < size_t(ctx.jobCount()) && ctx.rt(int(m_scan)).status != JobStatus::Future) {
+        const int j = int(m_scan++);
+        if (ctx.rt(j).status == JobStatus::Pending)
+            arrive(j);
     }
+    for (int j : ctx.admittedLate()) // admitted after a deferral: new arrivals now
+        arrive(j);
     for (int j : m_reenter)
         if (ctx.rt(j).status == JobStatus::Pending && m_jobBucket[size_t(j)] < 0) {
             m_zone[size_t(j)] = 1;
@@ -675,7 +688,7 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
     const char* reason = m_order == PreemptOrder::Srtf ? "srtf" : m_order == PreemptOrder::Las ? "las" : "gittins";
     for (const auto& w : walk) {
         const int j = w.second;
-        if (!placeAndStart(ctx, j, m_place, reason))
+        if (!placeAndStart(ctx, j, *m_place, reason))
             continue; // admitted by count but fragmented (fractional): stays pending
         account(j, ctx.rt(j).slots, +1);
         removePending(j);
@@ -705,4 +718,72 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
     requestWake(ctx);
 }
 
+namespace {
+
+/// The Tiresias family as orderings: each drives its composite with PreemptiveScheduler.
+class PreemptiveOrdering final : public Ordering {
+public:
+    explicit PreemptiveOrdering(PreemptOrder o) : m_order(o) {}
+    std::vector<ScoredJob> rank(const SchedContext&, const std::vector<QueuedJob>&) const override { return {}; }
+    std::unique_ptr<Scheduler> drive(const std::string& name, std::unique_ptr<Placement>& placement,
+                                     std::unique_ptr<Admission>& admission, const PolicyOptions& opts) override
+    {
+        return std::make_unique<PreemptiveScheduler>(name, m_order, std::move(placement), std::move(admission), opts);
+    }
+
+private:
+    PreemptOrder m_order;
+};
+
+ParamSpec num(const char* key, const char* dflt, double min, const char* help)
+{
+    ParamSpec p;
+    p.key = key;
+    p.dflt = dflt;
+    p.min = min;
+    p.help = help;
+    return p;
+}
+
+std::vector<ParamSpec> lasParams()
+{
+    ParamSpec thr;
+    thr.key = "las.thresholds";
+    thr.type = ParamSpec::Type::Text;
+    thr.dflt = "3250,7200";
+    thr.help = "queue limits in GPU-seconds, increasing, comma-separated";
+    return {thr, num("las.knob", "0", 0, "starvation knob: promote to Q0 after knob x executed time pending (0 = off)")};
+}
+
+const PolicyRegistrar srtf({.name = "srtf",
+                            .family = PolicyFamily::Ordering,
+                            .description = "preemptive shortest remaining time first",
+                            .ordering = [](const PolicyOptions&) { return std::make_unique<PreemptiveOrdering>(PreemptOrder::Srtf); }});
+
+const PolicyRegistrar las({.name = "las",
+                           .family = PolicyFamily::Ordering,
+                           .description = "Tiresias discretized 2D-LAS (least attained GPU service, preemptive)",
+                           .params = lasParams(),
+                           .ordering = [](const PolicyOptions&) { return std::make_unique<PreemptiveOrdering>(PreemptOrder::Las); }});
+
+std::vector<ParamSpec> gittinsParams()
+{
+    std::vector<ParamSpec> v = lasParams();
+    v.push_back(num("gittins.delta", "3250", -1e300, "Gittins quantum in GPU-seconds"));
+    ParamSpec dist;
+    dist.key = "gittins.dist";
+    dist.type = ParamSpec::Type::Text;
+    dist.help = "job-size distribution file (CSV with a duration column); empty = the trace's own sizes";
+    v.push_back(dist);
+    return v;
+}
+
+const PolicyRegistrar gittins({.name = "gittins",
+                               .family = PolicyFamily::Ordering,
+                               .description = "Tiresias discretized 2D-Gittins index (preemptive)",
+                               .params = gittinsParams(),
+                               .ordering = [](const PolicyOptions&) { return std::make_unique<PreemptiveOrdering>(PreemptOrder::Gittins); }});
+
+} // namespace
 } // namespace ss
+

@@ -9,6 +9,8 @@
 #include <tuple>
 #include <vector>
 
+#include <memory>
+
 #include "policy/placement.h"
 #include "policy/registry.h"
 
@@ -44,11 +46,14 @@ enum class PreemptOrder { Srtf, Las, Gittins };
 /// over the running jobs (LAS keeps them ordered; SRTF and Gittins recompute and sort their keys then).
 class PreemptiveScheduler : public Scheduler {
 public:
-    PreemptiveScheduler(std::string name, PreemptOrder order, PlacementKind placement, const PolicyOptions& opts);
+    PreemptiveScheduler(std::string name, PreemptOrder order, std::unique_ptr<Placement> placement,
+                        std::unique_ptr<Admission> admission, const PolicyOptions& opts);
     std::string name() const override { return m_name; }
     void reset(const SimSetup& setup) override;
     void schedule(SchedContext& ctx) override;
     void onJobStopped(int job, double now, bool finished, const JobRuntime& rt) override;
+    bool hasAdmission() const override { return true; }
+    AdmissionRecord admit(const SchedContext& ctx, int job) override;
 
     /// LAS queue of a job (tests and the GUI).
     int queueOf(int job) const { return m_q[size_t(job)]; }
@@ -69,7 +74,8 @@ private:
 
     std::string m_name;
     PreemptOrder m_order;
-    PlacementKind m_place;
+    std::unique_ptr<Placement> m_place;
+    std::unique_ptr<Admission> m_admit;
     std::vector<double> m_thr;
     double m_knob = 0;
     GittinsTable m_gittins;

@@ -87,9 +87,32 @@ void Replayer::seek(int k)
 }
 
 // ------------------------------------------------------------------------------------------ binary encoding
+// Record layout (version 2; all integers LEB128 varints, signed ones zig-zag; floats raw little-endian bits
+// so that a round trip is exact, NaN "no score" included):
+//   index time(f64) arrived[] finished[] queueLength queue[] preempted[] placements[] admissions[]
+//   int lists: count, then zig-zag deltas from the previous value (job ids are mostly increasing)
+//   queue item: job(zz delta) flags(bit0 std, bit1 gate) priority(f32) [std f32] [gate f32]
+//   placement: job(zz) slots(count, gpu, milli) machines(count, values) affinity(count, f32...)
+//              affinityVar(count, f32...) reason
+//   admission: job(zz) verdict score(f32) reason
+//   reason: index into a table built as the stream goes; index == size: a new string follows (length +
+//           bytes); index == size + 1: a literal string not added (past 256 distinct reasons).
+// Older layouts still read: file version 1 (plain zig-zag ints, flags byte after the priority, literal
+// reasons, no admissions) and the store's blob version 1 (version 2 without admissions).
+const char* toString(Admit a)
+{
+    switch (a) {
+    case Admit::Accept: return "accept";
+    case Admit::Reject: return "reject";
+    case Admit::Defer: return "defer";
+    }
+    return "?";
+}
+
 namespace {
 const char kMagic[6] = {'S', 'S', 'D', 'L', 'O', 'G'};
-constexpr uint8_t kVersion = 1;
+constexpr uint8_t kVersion = 2;
+constexpr uint64_t kBlobVersion = 2;
 
 void putVar(std::string& b, uint64_t v)
 {
@@ -100,76 +123,111 @@ void putVar(std::string& b, uint64_t v)
     b += char(uint8_t(v));
 }
 void putInt(std::string& b, int64_t v) { putVar(b, (uint64_t(v) << 1) ^ uint64_t(v >> 63)); }
-void putF(std::string& b, float f) { b.append(reinterpret_cast<const char*>(&f), 4); }
-void putD(std::string& b, double d) { b.append(reinterpret_cast<const char*>(&d), 8); }
+void putF(std::string& b, float f)
+{
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    for (int i = 0; i < 4; ++i)
+        b += char(uint8_t(u >> (8 * i)));
+}
+void putD(std::string& b, double d)
+{
+    uint64_t u;
+    std::memcpy(&u, &d, 8);
+    for (int i = 0; i < 8; ++i)
+        b += char(uint8_t(u >> (8 * i)));
+}
 void putFloats(std::string& b, const std::vector<float>& v)
 {
     putVar(b, v.size());
     for (float f : v)
         putF(b, f);
 }
-void putInts(std::string& b, const std::vector<int>& v)
+void putDeltaInts(std::string& b, const std::vector<int>& v)
 {
     putVar(b, v.size());
-    for (int x : v)
-        putInt(b, x);
+    int64_t prev = 0;
+    for (int x : v) {
+        putInt(b, int64_t(x) - prev);
+        prev = x;
+    }
 }
+
+/// Which layout a stream uses (see the comment above).
+struct Layout {
+    bool v1File = false;     // SSDLOG version 1
+    bool admissions = true;  // version 2
+};
 
 class Reader {
 public:
-    Reader(const std::string& data, const std::string& file) : m_d(data), m_file(file) {}
-    bool atEnd() const { return m_p >= m_d.size(); }
-    size_t pos() const { return m_p; }
+    Reader(const char* data, size_t size, std::string source) : m_d(data), m_n(size), m_src(std::move(source)) {}
+    bool atEnd() const { return m_p >= m_n; }
     [[noreturn]] void fail(const std::string& what) const
     {
-        throw std::runtime_error(m_file + ": byte " + std::to_string(m_p) + ": corrupt decision log (" + what + ")");
+        throw std::runtime_error(m_src + ": " + what + " at byte " + std::to_string(m_p));
     }
     uint64_t var()
     {
         uint64_t v = 0;
         for (int shift = 0; shift < 64; shift += 7) {
-            if (m_p >= m_d.size())
-                fail("truncated number");
+            if (m_p >= m_n)
+                fail("truncated");
             const uint8_t c = uint8_t(m_d[m_p++]);
             v |= uint64_t(c & 0x7f) << shift;
             if (!(c & 0x80))
                 return v;
         }
-        fail("number too long");
+        fail("varint too long");
     }
     int64_t sint()
     {
         const uint64_t v = var();
         return int64_t(v >> 1) ^ -int64_t(v & 1);
     }
-    size_t count(size_t maxReasonable = 100000000)
+    size_t count()
     {
         const uint64_t n = var();
-        if (n > maxReasonable || n > m_d.size() - m_p + 1)
-            fail("impossible count " + std::to_string(n));
+        if (n > m_n - m_p) // every item takes at least one byte
+            fail("count larger than the data");
         return size_t(n);
+    }
+    void need(size_t n) const
+    {
+        if (m_n - m_p < n)
+            fail("truncated");
     }
     float f()
     {
         need(4);
-        float v;
-        std::memcpy(&v, m_d.data() + m_p, 4);
+        uint32_t u = 0;
+        for (int i = 0; i < 4; ++i)
+            u |= uint32_t(uint8_t(m_d[m_p + size_t(i)])) << (8 * i);
         m_p += 4;
+        float v;
+        std::memcpy(&v, &u, 4);
         return v;
     }
     double d()
     {
         need(8);
-        double v;
-        std::memcpy(&v, m_d.data() + m_p, 8);
+        uint64_t u = 0;
+        for (int i = 0; i < 8; ++i)
+            u |= uint64_t(uint8_t(m_d[m_p + size_t(i)])) << (8 * i);
         m_p += 8;
+        double v;
+        std::memcpy(&v, &u, 8);
         return v;
     }
-    std::string str()
+    uint8_t byte()
     {
-        const size_t n = count();
+        need(1);
+        return uint8_t(m_d[m_p++]);
+    }
+    std::string bytes(size_t n)
+    {
         need(n);
-        std::string s = m_d.substr(m_p, n);
+        std::string s(m_d + m_p, n);
         m_p += n;
         return s;
     }
@@ -180,30 +238,201 @@ public:
             x = f();
         return v;
     }
-    std::vector<int> ints()
+    std::vector<int> ints(bool delta)
     {
         std::vector<int> v(count());
-        for (int& x : v)
-            x = int(sint());
+        int64_t prev = 0;
+        for (int& x : v) {
+            const int64_t s = sint();
+            x = int(delta ? (prev += s) : s);
+        }
         return v;
     }
-    void need(size_t n) const
+    std::string reason(const Layout& l, std::vector<std::string>& table)
     {
-        if (m_d.size() - m_p < n)
-            fail("truncated");
+        if (l.v1File)
+            return bytes(count());
+        const uint64_t idx = var();
+        if (idx < table.size())
+            return table[size_t(idx)];
+        if (idx != table.size() && idx != table.size() + 1)
+            fail("bad reason index");
+        std::string s = bytes(count());
+        if (idx == table.size() && table.size() < 256)
+            table.push_back(s);
+        return s;
     }
-    void bytes(char* out, size_t n)
+
+    DecisionRecord record(const Layout& l, std::vector<std::string>& reasons, int gpuCount)
     {
-        need(n);
-        std::memcpy(out, m_d.data() + m_p, n);
-        m_p += n;
+        DecisionRecord r;
+        r.index = uint32_t(var());
+        r.time = d();
+        const bool delta = !l.v1File;
+        r.arrived = ints(delta);
+        r.finished = ints(delta);
+        r.queueLength = int(var());
+        r.queue.resize(count());
+        int64_t prev = 0;
+        for (ScoredJob& q : r.queue) {
+            uint64_t flags = 0;
+            if (l.v1File) {
+                q.job = int(sint());
+                q.priority = f();
+                flags = byte();
+            } else {
+                prev += sint();
+                q.job = int(prev);
+                flags = var();
+                q.priority = f();
+            }
+            q.priorityStd = (flags & 1) ? f() : kNoScore;
+            q.gate = (flags & 2) ? f() : kNoScore;
+        }
+        r.preempted = ints(delta);
+        r.placements.resize(count());
+        for (PlacementRecord& p : r.placements) {
+            p.job = int(sint());
+            p.slots.resize(count());
+            for (GpuSlot& s : p.slots) {
+                s.gpu = int(var());
+                s.milli = int(var());
+                if (gpuCount >= 0 && (s.gpu >= gpuCount || s.milli <= 0 || s.milli > 1000))
+                    fail("GPU slot out of range");
+            }
+            p.machines.resize(count());
+            for (uint32_t& m : p.machines)
+                m = uint32_t(var());
+            p.affinity = floats();
+            p.affinityVar = floats();
+            p.reason = reason(l, reasons);
+        }
+        if (l.admissions) {
+            r.admissions.resize(count());
+            for (AdmissionRecord& a : r.admissions) {
+                a.job = int(sint());
+                const uint64_t v = var();
+                if (v > uint64_t(Admit::Defer))
+                    fail("bad admission verdict");
+                a.verdict = Admit(v);
+                a.score = f();
+                a.reason = reason(l, reasons);
+            }
+        }
+        return r;
     }
+
 private:
-    const std::string& m_d;
-    std::string m_file;
+    const char* m_d;
+    size_t m_n;
+    std::string m_src;
     size_t m_p = 0;
 };
 } // namespace
+
+void DecisionRecordEncoder::reason(std::string& b, const std::string& s)
+{
+    // Reasons are a few distinct strings, so a short linear scan is cheap; past 256 distinct ones they are
+    // written literally (index size + 1) to keep the scan bounded.
+    size_t idx = 0;
+    while (idx < m_reasons.size() && m_reasons[idx] != s)
+        ++idx;
+    if (idx < m_reasons.size()) {
+        putVar(b, idx);
+        return;
+    }
+    if (m_reasons.size() < 256) {
+        putVar(b, m_reasons.size());
+        m_reasons.push_back(s);
+    } else {
+        putVar(b, m_reasons.size() + 1);
+    }
+    putVar(b, s.size());
+    b += s;
+}
+
+void DecisionRecordEncoder::encode(std::string& b, const DecisionRecord& r)
+{
+    putVar(b, r.index);
+    putD(b, r.time);
+    putDeltaInts(b, r.arrived);
+    putDeltaInts(b, r.finished);
+    putVar(b, uint64_t(std::max(0, r.queueLength)));
+    putVar(b, r.queue.size());
+    int64_t prev = 0;
+    for (const ScoredJob& q : r.queue) {
+        putInt(b, int64_t(q.job) - prev);
+        prev = q.job;
+        const bool hasStd = !std::isnan(q.priorityStd), hasGate = !std::isnan(q.gate);
+        putVar(b, (hasStd ? 1u : 0u) | (hasGate ? 2u : 0u));
+        putF(b, q.priority);
+        if (hasStd)
+            putF(b, q.priorityStd);
+        if (hasGate)
+            putF(b, q.gate);
+    }
+    putDeltaInts(b, r.preempted);
+    putVar(b, r.placements.size());
+    for (const PlacementRecord& p : r.placements) {
+        putInt(b, p.job);
+        putVar(b, p.slots.size());
+        for (const GpuSlot& s : p.slots) {
+            putVar(b, uint64_t(s.gpu));
+            putVar(b, uint64_t(s.milli));
+        }
+        putVar(b, p.machines.size());
+        for (uint32_t m : p.machines)
+            putVar(b, m);
+        putFloats(b, p.affinity);
+        putFloats(b, p.affinityVar);
+        reason(b, p.reason);
+    }
+    putVar(b, r.admissions.size());
+    for (const AdmissionRecord& a : r.admissions) {
+        putInt(b, a.job);
+        putVar(b, uint64_t(a.verdict));
+        putF(b, a.score);
+        reason(b, a.reason);
+    }
+}
+
+std::string encodeDecisionLogBlob(const DecisionLog& log)
+{
+    std::string b;
+    b.reserve(64 + log.records.size() * 32);
+    b.append("SSLB");
+    putVar(b, kBlobVersion);
+    putVar(b, uint64_t(log.machineCount));
+    putVar(b, uint64_t(log.gpuCount));
+    putVar(b, log.records.size());
+    DecisionRecordEncoder enc;
+    for (const DecisionRecord& r : log.records)
+        enc.encode(b, r);
+    return b;
+}
+
+DecisionLog decodeDecisionLogBlob(const void* data, size_t size)
+{
+    const char* p = static_cast<const char*>(data);
+    if (size < 5 || std::memcmp(p, "SSLB", 4) != 0)
+        throw std::runtime_error("decision log blob: bad header");
+    Reader rd(p + 4, size - 4, "decision log blob");
+    const uint64_t version = rd.var();
+    if (version != 1 && version != kBlobVersion)
+        rd.fail("unknown version " + std::to_string(version));
+    Layout l;
+    l.admissions = version >= 2;
+    DecisionLog log;
+    log.machineCount = int(rd.var());
+    log.gpuCount = int(rd.var());
+    log.records.resize(rd.count());
+    std::vector<std::string> reasons;
+    for (DecisionRecord& r : log.records)
+        r = rd.record(l, reasons, -1);
+    if (!rd.atEnd())
+        rd.fail("trailing bytes");
+    return log;
+}
 
 DecisionLogWriter::DecisionLogWriter(const std::string& path, int machineCount, int gpuCount)
     : m_out(path, std::ios::binary | std::ios::trunc)
@@ -218,40 +447,7 @@ DecisionLogWriter::DecisionLogWriter(const std::string& path, int machineCount, 
 
 void DecisionLogWriter::write(const DecisionRecord& r)
 {
-    std::string& b = m_buf;
-    putVar(b, r.index);
-    putD(b, r.time);
-    putInts(b, r.arrived);
-    putInts(b, r.finished);
-    putVar(b, uint64_t(r.queueLength));
-    putVar(b, r.queue.size());
-    for (const ScoredJob& q : r.queue) {
-        putInt(b, q.job);
-        putF(b, q.priority);
-        const uint8_t flags = uint8_t((std::isnan(q.priorityStd) ? 0 : 1) | (std::isnan(q.gate) ? 0 : 2));
-        b += char(flags);
-        if (flags & 1)
-            putF(b, q.priorityStd);
-        if (flags & 2)
-            putF(b, q.gate);
-    }
-    putInts(b, r.preempted);
-    putVar(b, r.placements.size());
-    for (const PlacementRecord& p : r.placements) {
-        putInt(b, p.job);
-        putVar(b, p.slots.size());
-        for (const GpuSlot& s : p.slots) {
-            putVar(b, uint64_t(s.gpu));
-            putVar(b, uint64_t(s.milli));
-        }
-        putVar(b, p.machines.size());
-        for (uint32_t m : p.machines)
-            putVar(b, m);
-        putFloats(b, p.affinity);
-        putFloats(b, p.affinityVar);
-        putVar(b, p.reason.size());
-        b += p.reason;
-    }
+    m_enc.encode(m_buf, r);
     if (m_buf.size() > (1 << 20))
         flush();
 }
@@ -277,59 +473,24 @@ DecisionLog readDecisionLog(const std::string& path)
     if (!in)
         throw std::runtime_error(path + ": cannot open");
     std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    Reader rd(data, path);
-    char magic[6];
+    Reader rd(data.data(), data.size(), path + ": corrupt decision log");
     if (data.size() < 7)
         rd.fail("too short to be a decision log");
-    rd.bytes(magic, 6);
-    if (std::memcmp(magic, kMagic, 6) != 0)
+    if (std::memcmp(rd.bytes(6).data(), kMagic, 6) != 0)
         rd.fail("not a SchedStudio decision log");
-    char ver;
-    rd.bytes(&ver, 1);
-    if (uint8_t(ver) != kVersion)
-        throw std::runtime_error(path + ": decision log format version " + std::to_string(int(uint8_t(ver)))
-                                 + " is not supported (this build reads version 1)");
+    const uint8_t ver = rd.byte();
+    if (ver != 1 && ver != kVersion)
+        throw std::runtime_error(path + ": decision log format version " + std::to_string(int(ver))
+                                 + " is not supported (this build reads versions 1 and 2)");
+    Layout l;
+    l.v1File = ver == 1;
+    l.admissions = ver >= 2;
     DecisionLog log;
     log.machineCount = int(rd.var());
     log.gpuCount = int(rd.var());
-    while (!rd.atEnd()) {
-        DecisionRecord r;
-        r.index = uint32_t(rd.var());
-        r.time = rd.d();
-        r.arrived = rd.ints();
-        r.finished = rd.ints();
-        r.queueLength = int(rd.var());
-        r.queue.resize(rd.count());
-        for (ScoredJob& q : r.queue) {
-            q.job = int(rd.sint());
-            q.priority = rd.f();
-            char flags;
-            rd.bytes(&flags, 1);
-            if (flags & 1)
-                q.priorityStd = rd.f();
-            if (flags & 2)
-                q.gate = rd.f();
-        }
-        r.preempted = rd.ints();
-        r.placements.resize(rd.count());
-        for (PlacementRecord& p : r.placements) {
-            p.job = int(rd.sint());
-            p.slots.resize(rd.count());
-            for (GpuSlot& s : p.slots) {
-                s.gpu = int(rd.var());
-                s.milli = int(rd.var());
-                if (s.gpu >= log.gpuCount || s.milli <= 0 || s.milli > 1000)
-                    rd.fail("GPU slot out of range");
-            }
-            p.machines.resize(rd.count());
-            for (uint32_t& m : p.machines)
-                m = uint32_t(rd.var());
-            p.affinity = rd.floats();
-            p.affinityVar = rd.floats();
-            p.reason = rd.str();
-        }
-        log.records.push_back(std::move(r));
-    }
+    std::vector<std::string> reasons;
+    while (!rd.atEnd())
+        log.records.push_back(rd.record(l, reasons, log.gpuCount));
     return log;
 }
 
@@ -351,7 +512,16 @@ void writeDecisionLogJsonl(const DecisionLog& log, const std::string& path)
             s += (i ? "," : "") + std::to_string(v[i]);
         return s + "]";
     };
-    out << "{\"format\":\"schedstudio-decision-log\",\"version\":1,\"machines\":" << log.machineCount
+    auto escape = [](const std::string& in) {
+        std::string out;
+        for (char c : in) {
+            if (c == '"' || c == '\\')
+                out += '\\';
+            out += (static_cast<unsigned char>(c) < 0x20) ? ' ' : c;
+        }
+        return out;
+    };
+    out << "{\"format\":\"schedstudio-decision-log\",\"version\":2,\"machines\":" << log.machineCount
         << ",\"gpus\":" << log.gpuCount << "}\n";
     for (const DecisionRecord& r : log.records) {
         std::string s = "{\"index\":" + std::to_string(r.index);
@@ -392,15 +562,19 @@ void writeDecisionLogJsonl(const DecisionLog& log, const std::string& path)
                     s += (k ? "," : "") + f(p.affinityVar[k]);
                 s += "]";
             }
-            std::string reason;
-            for (char c : p.reason) {
-                if (c == '"' || c == '\\')
-                    reason += '\\';
-                reason += (static_cast<unsigned char>(c) < 0x20) ? ' ' : c;
-            }
-            s += ",\"reason\":\"" + reason + "\"}";
+            s += ",\"reason\":\"" + escape(p.reason) + "\"}";
         }
-        s += "]}\n";
+        s += "]";
+        if (!r.admissions.empty()) {
+            s += ",\"admissions\":[";
+            for (size_t i = 0; i < r.admissions.size(); ++i) {
+                const AdmissionRecord& a = r.admissions[i];
+                s += std::string(i ? "," : "") + "{\"job\":" + std::to_string(a.job) + ",\"verdict\":\""
+                    + toString(a.verdict) + "\",\"score\":" + f(a.score) + ",\"reason\":\"" + escape(a.reason) + "\"}";
+            }
+            s += "]";
+        }
+        s += "}\n";
         out << s;
     }
 }

@@ -33,6 +33,19 @@ struct PlacementRecord {
     std::vector<float> affinity;
     std::vector<float> affinityVar;
     std::string reason;
+    /// Machine of the i-th affinity entry, for the dense form (i) and the sparse top-K form (machines[i]).
+    int machineOf(size_t i) const { return machines.empty() ? int(i) : (i < machines.size() ? int(machines[i]) : -1); }
+};
+
+/// An admission stage's verdict on a job that arrived or was deferred (the job's reason and score).
+enum class Admit : uint8_t { Accept, Reject, Defer };
+const char* toString(Admit a);
+
+struct AdmissionRecord {
+    int job = 0;
+    Admit verdict = Admit::Accept;
+    float score = kNoScore;
+    std::string reason;
 };
 
 struct DecisionRecord {
@@ -44,6 +57,7 @@ struct DecisionRecord {
     int queueLength = 0;        ///< full queue length, even when `queue` is capped
     std::vector<int> preempted;
     std::vector<PlacementRecord> placements;
+    std::vector<AdmissionRecord> admissions; ///< verdicts of the admission stage at this decision (composites)
 };
 
 /// The whole log in memory (GUI, tests). For big runs stream it with DecisionLogWriter instead.
@@ -79,7 +93,24 @@ private:
     void rebuildFromStart(int k);
 };
 
-/// Streams records to a compact binary file (varints, delta times): header "SSDLOG", version 1.
+/// The one binary encoding of decision records (LEB128 varints, zig-zag deltas for job lists, raw
+/// little-endian floats, reasons interned per stream). Used by DecisionLogWriter (file) and by the store.
+class DecisionRecordEncoder {
+public:
+    void encode(std::string& out, const DecisionRecord& r);
+private:
+    std::vector<std::string> m_reasons;
+    void reason(std::string& out, const std::string& s);
+};
+
+/// Whole log as one blob ("SSLB", version 2, record count, then the records); the store's encoding 2.
+std::string encodeDecisionLogBlob(const DecisionLog& log);
+/// Reads encodeDecisionLogBlob's blob, and the store's older version 1. Throws std::runtime_error
+/// "decision log blob: what at byte N" on any corruption, truncation or trailing bytes.
+DecisionLog decodeDecisionLogBlob(const void* data, size_t size);
+
+/// Streams records to a compact binary file: header "SSDLOG", version 2, machine and GPU counts, then
+/// DecisionRecordEncoder records to the end. readDecisionLog also reads version 1 files.
 class DecisionLogWriter {
 public:
     DecisionLogWriter(const std::string& path, int machineCount, int gpuCount); ///< throws on open failure
@@ -90,7 +121,7 @@ private:
     std::ofstream m_out;
     std::string m_buf;
     uint64_t m_bytes = 0;
-    double m_lastTime = 0;
+    DecisionRecordEncoder m_enc;
     void flush();
 };
 

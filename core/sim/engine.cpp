@@ -14,6 +14,7 @@ const char* toString(JobStatus s)
     case JobStatus::Done: return "done";
     case JobStatus::Rejected: return "rejected";
     case JobStatus::Unfinished: return "unfinished";
+    case JobStatus::Deferred: return "deferred";
     }
     return "?";
 }
@@ -50,6 +51,8 @@ const JobRuntime& SchedContext::rt(int j) const { return m_sim.m_rt[size_t(j)]; 
 int SchedContext::pendingCount() const { return m_sim.m_pending.size(); }
 const std::vector<int>& SchedContext::runningJobs() const { return m_sim.m_running; }
 Rng& SchedContext::rng() { return m_sim.m_policyRng; }
+
+const std::vector<int>& SchedContext::admittedLate() const { return m_sim.m_admittedLate; }
 
 std::vector<int> SchedContext::pendingJobs() const
 {
@@ -366,12 +369,55 @@ void Simulator::arrive(int j)
             o->onJobRejected(m_now, j, why);
         return;
     }
+    if (m_cfg.recordDecisions)
+        m_arrivedNow.push_back(j);
+    if (m_policy.hasAdmission()) {
+        r.status = JobStatus::Deferred; // until the admission stage accepts it, before this decision
+        m_awaiting.push_back(j);
+        return;
+    }
+    enqueuePending(j);
+}
+
+void Simulator::enqueuePending(int j)
+{
+    JobRuntime& r = m_rt[size_t(j)];
     r.status = JobStatus::Pending;
     r.enqueuedAt = m_now;
     r.queueSeq = ++m_queueSeq;
     m_pending.push(j, r.queueSeq);
-    if (m_cfg.recordDecisions)
-        m_arrivedNow.push_back(j);
+}
+
+void Simulator::admitAwaiting()
+{
+    // jobs deferred at earlier decisions come first (they arrived first), then this time point's arrivals
+    m_admittedLate.clear();
+    size_t keep = 0;
+    for (size_t i = 0; i < m_awaiting.size(); ++i) {
+        const int j = m_awaiting[i];
+        const bool late = m_rt[size_t(j)].enqueuedAt < 0;
+        AdmissionRecord a = m_policy.admit(m_ctx, j);
+        a.job = j;
+        switch (a.verdict) {
+        case Admit::Accept:
+            enqueuePending(j);
+            if (late)
+                m_admittedLate.push_back(j);
+            break;
+        case Admit::Reject:
+            m_rt[size_t(j)].status = JobStatus::Rejected;
+            for (SimObserver* o : m_obs)
+                o->onJobRejected(m_now, j, a.reason.empty() ? std::string_view("rejected by admission") : std::string_view(a.reason));
+            break;
+        case Admit::Defer:
+            m_rt[size_t(j)].enqueuedAt = -1; // marks a deferral: accepted later, it is not in index order
+            m_awaiting[keep++] = j;
+            break;
+        }
+        if (m_ctx.m_record)
+            m_record.admissions.push_back(std::move(a));
+    }
+    m_awaiting.resize(keep);
 }
 
 void Simulator::bringUpToDate(int j)
@@ -499,7 +545,7 @@ void Simulator::finishRun()
     }
     m_running.clear();
     for (JobRuntime& r : m_rt)
-        if (r.status == JobStatus::Pending || r.status == JobStatus::Future)
+        if (r.status == JobStatus::Pending || r.status == JobStatus::Future || r.status == JobStatus::Deferred)
             r.status = JobStatus::Unfinished;
     m_finished = true;
     for (SimObserver* o : m_obs)
@@ -555,8 +601,12 @@ bool Simulator::step()
         m_wakes.pop();
     }
 
-    // decide
+    // decide: admission first, then the policy
     m_ctx.m_record = rec ? &m_record : nullptr;
+    if (!m_awaiting.empty())
+        admitAwaiting();
+    else
+        m_admittedLate.clear();
     if (m_pending.size() > 0 || !m_running.empty())
         m_policy.schedule(m_ctx);
     m_ctx.m_record = nullptr;

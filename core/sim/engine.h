@@ -24,7 +24,8 @@ namespace ss {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-enum class JobStatus : uint8_t { Future, Pending, Running, Done, Rejected, Unfinished };
+/// Deferred: arrived, waiting for the admission stage to accept it (re-offered at each decision).
+enum class JobStatus : uint8_t { Future, Pending, Running, Done, Rejected, Unfinished, Deferred };
 const char* toString(JobStatus s);
 
 /// What the engine knows about a job while it runs. Work is in reference-seconds.
@@ -99,6 +100,12 @@ public:
     virtual void onJobStopped(int job, double now, bool finished, const JobRuntime& rt) {}
     /// A job was started by this policy and its realised rate is known (for learning policies).
     virtual void onJobStarted(int job, double now, const JobRuntime& rt) {}
+    /// Whether the policy has an admission stage (composites). Then the engine asks admit() for a verdict on
+    /// each arriving job before the decision, and again at each later decision while it defers the job.
+    virtual bool hasAdmission() const { return false; }
+    /// Accept (the job joins the queue), reject (JobStatus::Rejected, onJobRejected with the reason) or
+    /// defer (JobStatus::Deferred until a later verdict), with a score and a reason for the decision log.
+    virtual AdmissionRecord admit(const SchedContext& ctx, int job) { return {job, Admit::Accept, kNoScore, {}}; }
 };
 
 /// Subscribers to what the engine does (metrics, logs, the GUI).
@@ -162,6 +169,8 @@ public:
     const std::vector<int>& runningJobs() const;
     /// The policy's own random stream (independent of the performance model's).
     Rng& rng();
+    /// Jobs accepted at this decision after an earlier deferral (new arrivals are Pending in index order).
+    const std::vector<int>& admittedLate() const;
 
     /// Start a pending job on `slots`. Throws PolicyError if the slots are invalid, busy, of a type the job
     /// may not use, or do not match the job's demand. Returns the job's rate.
@@ -267,6 +276,10 @@ private:
     bool m_finished = false;
     DecisionRecord m_record;
     std::vector<int> m_arrivedNow, m_finishedNow;
+    std::vector<int> m_awaiting;     // Deferred jobs: arrived now or deferred earlier, in that order
+    std::vector<int> m_admittedLate; // accepted at this decision after a deferral
+    void admitAwaiting();
+    void enqueuePending(int j);
 
     void begin();
     void arrive(int j);

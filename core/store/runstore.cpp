@@ -18,7 +18,7 @@ namespace ss {
 namespace {
 
 constexpr const char* kAppTag = "SchedStudio";
-constexpr int kLogEncoding = 1; // decision_logs.encoding: encodeDecisionLog version
+constexpr int kLogEncoding = 2; // decision_logs.encoding: blob version written (1 = before admissions, still read)
 
 // Migration i (1-based) moves a file from user_version i-1 to i. Never edit a shipped step: add one.
 const char* const kMigrations[] = {
@@ -601,7 +601,7 @@ StoredRun RunStore::loadRun(int64_t id, bool withLog) const
         sqlite3_bind_int64(q, 1, id);
         if (sqlite3_step(q) == SQLITE_ROW) {
             const int enc = sqlite3_column_int(q, 0);
-            if (enc != kLogEncoding) {
+            if (enc != 1 && enc != kLogEncoding) {
                 sqlite3_reset(q);
                 throw StoreError(m_path + ": run " + std::to_string(id) + ": unknown decision log encoding " +
                                  std::to_string(enc));
@@ -703,274 +703,18 @@ std::string RunStore::integrityCheck() const
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Decision log blob. Layout (all integers LEB128 varints, signed ones zig-zag):
-//   "SSLB" u8(version=1) machineCount gpuCount recordCount
-//   per record: index time(f64 raw) arrived[] finished[] queueLength queue[] preempted[] placements[]
-//   int lists: count, then zig-zag deltas from the previous value (job ids are mostly increasing)
-//   queue item: job(zz delta) flags(bit0 std, bit1 gate) priority(f32) [std f32] [gate f32]
-//   placement: job(zz) slots(count, gpu, milli) machines(count, values) affinity(count, f32...)
-//              affinityVar(count, f32...) reason(index into a table built as we go; index == size: new
-//              string follows as length + bytes)
-// Floats are raw little-endian bits so a round trip is exact (NaN "no score" included).
+// Decision log blob: the sim's one binary encoding (core/sim/decisionlog.cpp), which also reads the blobs of
+// encoding 1 that older builds stored.
 
-namespace {
-
-class Enc {
-public:
-    std::string buf;
-    void u(uint64_t v)
-    {
-        while (v >= 0x80) {
-            buf.push_back(char(uint8_t(v) | 0x80));
-            v >>= 7;
-        }
-        buf.push_back(char(v));
-    }
-    void s(int64_t v) { u((uint64_t(v) << 1) ^ uint64_t(v >> 63)); }
-    void f32(float f)
-    {
-        uint32_t b;
-        std::memcpy(&b, &f, 4);
-        for (int i = 0; i < 4; ++i)
-            buf.push_back(char(uint8_t(b >> (8 * i))));
-    }
-    void f64(double d)
-    {
-        uint64_t b;
-        std::memcpy(&b, &d, 8);
-        for (int i = 0; i < 8; ++i)
-            buf.push_back(char(uint8_t(b >> (8 * i))));
-    }
-    void ints(const std::vector<int>& v)
-    {
-        u(v.size());
-        int64_t prev = 0;
-        for (int x : v) {
-            s(int64_t(x) - prev);
-            prev = x;
-        }
-    }
-    void floats(const std::vector<float>& v)
-    {
-        u(v.size());
-        for (float x : v)
-            f32(x);
-    }
-};
-
-class Dec {
-public:
-    Dec(const uint8_t* p, size_t n) : m_p(p), m_end(p + n), m_begin(p) {}
-    [[noreturn]] void bad(const char* what) const
-    {
-        throw StoreError(std::string("decision log blob: ") + what + " at byte " + std::to_string(m_p - m_begin));
-    }
-    uint64_t u()
-    {
-        uint64_t v = 0;
-        for (int shift = 0; shift < 64; shift += 7) {
-            if (m_p >= m_end)
-                bad("truncated");
-            const uint8_t b = *m_p++;
-            v |= uint64_t(b & 0x7f) << shift;
-            if (!(b & 0x80))
-                return v;
-        }
-        bad("varint too long");
-    }
-    int64_t s()
-    {
-        const uint64_t z = u();
-        return int64_t(z >> 1) ^ -int64_t(z & 1);
-    }
-    size_t count()
-    {
-        const uint64_t n = u();
-        if (n > uint64_t(m_end - m_p)) // every item takes at least one byte
-            bad("count larger than the data");
-        return size_t(n);
-    }
-    float f32()
-    {
-        if (m_end - m_p < 4)
-            bad("truncated");
-        uint32_t b = 0;
-        for (int i = 0; i < 4; ++i)
-            b |= uint32_t(m_p[i]) << (8 * i);
-        m_p += 4;
-        float f;
-        std::memcpy(&f, &b, 4);
-        return f;
-    }
-    double f64()
-    {
-        if (m_end - m_p < 8)
-            bad("truncated");
-        uint64_t b = 0;
-        for (int i = 0; i < 8; ++i)
-            b |= uint64_t(m_p[i]) << (8 * i);
-        m_p += 8;
-        double d;
-        std::memcpy(&d, &b, 8);
-        return d;
-    }
-    std::vector<int> ints()
-    {
-        std::vector<int> v(count());
-        int64_t prev = 0;
-        for (int& x : v) {
-            prev += s();
-            x = int(prev);
-        }
-        return v;
-    }
-    std::vector<float> floats()
-    {
-        const size_t n = count();
-        std::vector<float> v(n);
-        for (float& x : v)
-            x = f32();
-        return v;
-    }
-    std::string bytes(size_t n)
-    {
-        if (n > size_t(m_end - m_p))
-            bad("truncated string");
-        std::string r(reinterpret_cast<const char*>(m_p), n);
-        m_p += n;
-        return r;
-    }
-    bool atEnd() const { return m_p == m_end; }
-private:
-    const uint8_t* m_p;
-    const uint8_t* m_end;
-    const uint8_t* m_begin;
-};
-
-} // namespace
-
-std::string encodeDecisionLog(const DecisionLog& log)
-{
-    Enc e;
-    e.buf.reserve(64 + log.records.size() * 32);
-    e.buf.append("SSLB");
-    e.u(1);
-    e.u(uint64_t(log.machineCount));
-    e.u(uint64_t(log.gpuCount));
-    e.u(log.records.size());
-    std::vector<std::string> reasons;
-    for (const DecisionRecord& r : log.records) {
-        e.u(r.index);
-        e.f64(r.time);
-        e.ints(r.arrived);
-        e.ints(r.finished);
-        e.u(uint64_t(std::max(0, r.queueLength)));
-        e.u(r.queue.size());
-        int64_t prev = 0;
-        for (const ScoredJob& q : r.queue) {
-            e.s(int64_t(q.job) - prev);
-            prev = q.job;
-            const bool hasStd = !std::isnan(q.priorityStd), hasGate = !std::isnan(q.gate);
-            e.u((hasStd ? 1u : 0u) | (hasGate ? 2u : 0u));
-            e.f32(q.priority);
-            if (hasStd)
-                e.f32(q.priorityStd);
-            if (hasGate)
-                e.f32(q.gate);
-        }
-        e.ints(r.preempted);
-        e.u(r.placements.size());
-        for (const PlacementRecord& p : r.placements) {
-            e.s(p.job);
-            e.u(p.slots.size());
-            for (const GpuSlot& g : p.slots) {
-                e.u(uint64_t(g.gpu));
-                e.u(uint64_t(g.milli));
-            }
-            e.u(p.machines.size());
-            for (uint32_t m : p.machines)
-                e.u(m);
-            e.floats(p.affinity);
-            e.floats(p.affinityVar);
-            size_t idx = 0;
-            while (idx < reasons.size() && reasons[idx] != p.reason)
-                ++idx;
-            // Reasons are a few distinct strings, so a short linear scan is cheap; past 256 distinct ones
-            // they are written literally (index size + 1) to keep the scan bounded.
-            if (idx < reasons.size()) {
-                e.u(idx);
-                continue;
-            }
-            if (reasons.size() < 256) {
-                e.u(reasons.size());
-                reasons.push_back(p.reason);
-            } else {
-                e.u(reasons.size() + 1);
-            }
-            e.u(p.reason.size());
-            e.buf.append(p.reason);
-        }
-    }
-    return std::move(e.buf);
-}
+std::string encodeDecisionLog(const DecisionLog& log) { return encodeDecisionLogBlob(log); }
 
 DecisionLog decodeDecisionLog(const void* data, size_t size)
 {
-    const uint8_t* p = static_cast<const uint8_t*>(data);
-    if (size < 5 || std::memcmp(p, "SSLB", 4) != 0)
-        throw StoreError("decision log blob: bad header");
-    Dec d(p + 4, size - 4);
-    if (d.u() != 1)
-        d.bad("unknown version");
-    DecisionLog log;
-    log.machineCount = int(d.u());
-    log.gpuCount = int(d.u());
-    log.records.resize(d.count());
-    std::vector<std::string> reasons;
-    for (DecisionRecord& r : log.records) {
-        r.index = uint32_t(d.u());
-        r.time = d.f64();
-        r.arrived = d.ints();
-        r.finished = d.ints();
-        r.queueLength = int(d.u());
-        r.queue.resize(d.count());
-        int64_t prev = 0;
-        for (ScoredJob& q : r.queue) {
-            prev += d.s();
-            q.job = int(prev);
-            const uint64_t flags = d.u();
-            q.priority = d.f32();
-            q.priorityStd = (flags & 1) ? d.f32() : kNoScore;
-            q.gate = (flags & 2) ? d.f32() : kNoScore;
-        }
-        r.preempted = d.ints();
-        r.placements.resize(d.count());
-        for (PlacementRecord& pl : r.placements) {
-            pl.job = int(d.s());
-            pl.slots.resize(d.count());
-            for (GpuSlot& g : pl.slots) {
-                g.gpu = int(d.u());
-                g.milli = int(d.u());
-            }
-            pl.machines.resize(d.count());
-            for (uint32_t& m : pl.machines)
-                m = uint32_t(d.u());
-            pl.affinity = d.floats();
-            pl.affinityVar = d.floats();
-            const uint64_t idx = d.u();
-            if (idx < reasons.size())
-                pl.reason = reasons[size_t(idx)];
-            else if (idx == reasons.size() || idx == reasons.size() + 1) {
-                pl.reason = d.bytes(d.count());
-                if (idx == reasons.size() && reasons.size() < 256)
-                    reasons.push_back(pl.reason);
-            } else
-                d.bad("bad reason index");
-        }
+    try {
+        return decodeDecisionLogBlob(data, size);
+    } catch (const std::runtime_error& e) {
+        throw StoreError(e.what());
     }
-    if (!d.atEnd())
-        d.bad("trailing bytes");
-    return log;
 }
 
 } // namespace ss

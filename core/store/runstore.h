@@ -116,7 +116,7 @@ private:
     [[noreturn]] void fail(const std::string& what) const;
 };
 
-/// Compact binary encoding of a decision log (varints, interned reasons, raw floats) for the store.
+/// The store's decision log blob: the sim's one encoding (encodeDecisionLogBlob); decodes encodings 1 and 2.
 std::string encodeDecisionLog(const DecisionLog& log);
 /// Throws StoreError on a truncated or malformed blob.
 DecisionLog decodeDecisionLog(const void* data, size_t size);

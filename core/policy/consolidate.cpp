@@ -1,0 +1,91 @@
+// Consolidate: one machine when one holds the job (the tightest fit, so exact matches win, as Chronus's
+// consolidation prefers); else the switch where the job needs the fewest machines (ties: least left over,
+// then lowest id); else span switches. Fractional jobs: as best fit.
+#include <algorithm>
+
+#include "policy/placementutil.h"
+#include "policy/registry.h"
+
+namespace ss {
+namespace {
+using namespace placeutil;
+
+class Consolidate final : public Placement {
+public:
+    bool place(SchedContext& ctx, int job, std::vector<GpuSlot>& out, std::vector<float>* scores) override
+    {
+        out.clear();
+        const Frame f(ctx, job, scores);
+        if (f.types.empty())
+            return false;
+        if (f.fractional)
+            return placeTightestShare(f, out, scores);
+        // scores: machines that hold the job 2 + 1 / (1 + slack); machines under a switch that holds it
+        // 1 + free / (most + 1); the others free / (most + 1); a span scores its machines 2 + 1 / (1 + i) in
+        // the order it takes them
+        if (scores) {
+            std::vector<int> swFree(f.c.switches.size(), 0);
+            for (int m = 0; m < f.M; ++m)
+                if (machineAllowed(f.c, m, f.mask))
+                    swFree[size_t(f.c.machines[size_t(m)].sw)] += f.s.freeGpus(m);
+            for (int m = 0; m < f.M; ++m) {
+                const int fr = f.s.freeGpus(m);
+                if (fr == 0 || !machineAllowed(f.c, m, f.mask))
+                    continue;
+                const bool swHolds = swFree[size_t(f.c.machines[size_t(m)].sw)] >= f.k;
+                (*scores)[size_t(m)] = fr >= f.k ? 2.0f + 1.0f / float(1 + fr - f.k)
+                                                 : (swHolds ? 1.0f : 0.0f) + float(fr) / (f.maxG + 1.0f);
+            }
+        }
+        if (freeOfTypes(f.s, f.types) < f.k)
+            return false;
+        if (const int m = tightestMachine(f); m >= 0) {
+            takeWhole(f.s, f.c, m, f.k, out);
+            return true;
+        }
+        const std::vector<int> cand = machinesWithFree(f.s, f.types);
+        std::vector<std::vector<int>> bySwitch(f.c.switches.size());
+        for (int m : cand)
+            bySwitch[size_t(f.c.machines[size_t(m)].sw)].push_back(m);
+        int bestSw = -1, bestCount = 0, bestLeft = 0;
+        std::vector<int> frees;
+        for (size_t sw = 0; sw < bySwitch.size(); ++sw) {
+            const auto& v = bySwitch[sw];
+            int sum = 0;
+            for (int m : v)
+                sum += f.s.freeGpus(m);
+            if (sum < f.k)
+                continue;
+            frees.clear();
+            for (int m : v)
+                frees.push_back(f.s.freeGpus(m));
+            std::sort(frees.rbegin(), frees.rend());
+            int need = f.k, count = 0;
+            for (int x : frees) {
+                if (need <= 0)
+                    break;
+                need -= x;
+                ++count;
+            }
+            const int left = sum - f.k;
+            if (bestSw < 0 || count < bestCount || (count == bestCount && left < bestLeft)) {
+                bestSw = int(sw);
+                bestCount = count;
+                bestLeft = left;
+            }
+        }
+        if (bestSw >= 0 && fillFewest(f.s, f.c, bySwitch[size_t(bestSw)], f.k, out, scores, 2.0f))
+            return true;
+        out.clear();
+        return fillFewest(f.s, f.c, cand, f.k, out, scores, 2.0f); // no switch holds it: span switches
+    }
+};
+
+const PolicyRegistrar reg({.name = "consolidate",
+                           .family = PolicyFamily::Placement,
+                           .description = "tightest single machine, else the fewest machines under one switch",
+                           .placement = [](const PolicyOptions&) { return std::make_unique<Consolidate>(); }});
+
+} // namespace
+} // namespace ss
+

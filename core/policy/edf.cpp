@@ -1,0 +1,39 @@
+// EDF: the earliest (first) deadline first; jobs without one after all others. Priority shown: hours past
+// the deadline (negative = hours left); jobs without a deadline an hour below the lowest.
+#include <cmath>
+#include <limits>
+
+#include "policy/registry.h"
+
+namespace ss {
+namespace {
+
+class Edf final : public Ordering {
+public:
+    double staticKey(const SchedContext& ctx, int job) const override
+    {
+        const Job& jb = ctx.job(job);
+        return jb.deadlines.empty() ? std::numeric_limits<double>::infinity() : jb.submit + jb.deadlines.front().offset;
+    }
+    std::vector<ScoredJob> rank(const SchedContext& ctx, const std::vector<QueuedJob>& served) const override
+    {
+        float lowest = 0.0f;
+        for (const QueuedJob& q : served)
+            if (std::isfinite(q.staticKey))
+                lowest = std::min(lowest, float((ctx.now() - q.staticKey) / 3600.0));
+        std::vector<ScoredJob> out;
+        out.reserve(served.size());
+        for (const QueuedJob& q : served)
+            out.push_back({q.job, std::isfinite(q.staticKey) ? float((ctx.now() - q.staticKey) / 3600.0) : lowest - 1.0f});
+        return out;
+    }
+};
+
+const PolicyRegistrar reg({.name = "edf",
+                           .family = PolicyFamily::Ordering,
+                           .description = "earliest deadline first (jobs without a deadline last)",
+                           .ordering = [](const PolicyOptions&) { return std::make_unique<Edf>(); }});
+
+} // namespace
+} // namespace ss
+
