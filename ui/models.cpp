@@ -469,7 +469,7 @@ QVariant QueueModel::headerData(int section, Qt::Orientation o, int role) const
 {
     if (o != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
-    static const char* names[] = {"#", "Job", "GPUs", "Priority", "± std", "Placed"};
+    static const char* names[] = {"#", "Job", "GPUs", "Priority", "± std", "Admitted", "Placed"};
     return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
 }
 
@@ -505,6 +505,13 @@ QVariant QueueModel::data(const QModelIndex& index, int role) const
     case Priority: return sort ? QVariant(double(sj.priority)) : QVariant(QString::number(sj.priority, 'g', 4));
     case PriorityStd:
         return std::isnan(sj.priorityStd) ? QVariant() : QVariant(QString::number(sj.priorityStd, 'g', 3));
+    case Admitted: // the admission stage's verdict when the job arrived at this decision (else blank)
+        for (const AdmissionRecord& a : r->admissions)
+            if (a.job == sj.job)
+                return a.reason.empty() ? QString::fromUtf8(toString(a.verdict))
+                                        : QStringLiteral("%1: %2").arg(QString::fromUtf8(toString(a.verdict)),
+                                                                       QString::fromStdString(a.reason));
+        return QString();
     case Placed: return outcome != m_outcome.end() ? outcome->text : QString();
     }
     return {};

@@ -115,7 +115,7 @@ private:
 class QueueModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Rank, Job, Gpus, Priority, PriorityStd, Placed, ColumnCount };
+    enum Column { Rank, Job, Gpus, Priority, PriorityStd, Admitted, Placed, ColumnCount };
     using QAbstractTableModel::QAbstractTableModel;
     void setDecision(std::shared_ptr<const Trace> trace, std::shared_ptr<const DecisionLog> log, int record);
     int rowCount(const QModelIndex& parent = {}) const override;

@@ -20,6 +20,12 @@
 
 namespace ss::ui {
 
+namespace {
+// Marks the group titles of the policy list (not policies: not checkable, hidden while filtering).
+constexpr int kGroupHeaderRole = Qt::UserRole + 7;
+} // namespace
+
+
 ScenarioPanel::ScenarioPanel(ClusterDocument* cluster, QWidget* parent) : QWidget(parent), m_clusterDoc(cluster)
 {
     auto* w = this;
@@ -67,14 +73,40 @@ ScenarioPanel::ScenarioPanel(ClusterDocument* cluster, QWidget* parent) : QWidge
     m_policyFilter->setPlaceholderText(tr("filter policies…"));
     m_policyFilter->setClearButtonEnabled(true);
     m_policyList = new QListWidget(w);
-    for (const std::string& n : schedulerNames()) {
-        auto* it = new QListWidgetItem(QString::fromStdString(n), m_policyList);
-        it->setFlags(it->flags() | Qt::ItemIsUserCheckable);
-        it->setCheckState(Qt::Unchecked);
+    // The policy table (core/policy/registry.h), by group, each with its description and knobs as tooltip.
+    const std::vector<PolicyInfo> catalog = policyCatalog();
+    const std::pair<const char*, QString> groups[] = {
+        {"learned", tr("Learned (DAS and its baselines)")},
+        {"joint", tr("Joint policies")},
+        {"ordering+placement", tr("Ordering + placement")}};
+    for (const auto& [group, title] : groups) {
+        auto* header = new QListWidgetItem(title, m_policyList);
+        header->setFlags(Qt::NoItemFlags);
+        header->setData(kGroupHeaderRole, true);
+        QFont f = header->font();
+        f.setBold(true);
+        header->setFont(f);
+        for (const PolicyInfo& info : catalog) {
+            if (info.group != group)
+                continue;
+            auto* it = new QListWidgetItem(QString::fromStdString(info.name), m_policyList);
+            it->setFlags(it->flags() | Qt::ItemIsUserCheckable);
+            it->setCheckState(Qt::Unchecked);
+            QString tip = QStringLiteral("<b>%1</b> (%2)<br>%3").arg(QString::fromStdString(info.name).toHtmlEscaped(),
+                                                                   QString::fromStdString(info.group),
+                                                                   QString::fromStdString(info.description).toHtmlEscaped());
+            for (const ParamSpec& p : info.params)
+                tip += QStringLiteral("<br><code>%1</code> = %2: %3")
+                           .arg(QString::fromStdString(p.key), QString::fromStdString(p.dflt.empty() ? "(default)" : p.dflt).toHtmlEscaped(),
+                                QString::fromStdString(p.help).toHtmlEscaped());
+            it->setToolTip(tip);
+        }
     }
     connect(m_policyFilter, &QLineEdit::textChanged, this, [this](const QString& t) {
-        for (int i = 0; i < m_policyList->count(); ++i)
-            m_policyList->item(i)->setHidden(!m_policyList->item(i)->text().contains(t, Qt::CaseInsensitive));
+        for (int i = 0; i < m_policyList->count(); ++i) {
+            QListWidgetItem* it = m_policyList->item(i);
+            it->setHidden(it->data(kGroupHeaderRole).toBool() ? !t.isEmpty() : !it->text().contains(t, Qt::CaseInsensitive));
+        }
     });
     form->addRow(tr("Policies"), m_policyFilter);
     form->addRow(m_policyList);
@@ -102,7 +134,8 @@ void ScenarioPanel::setScenario(const Scenario& s, const QString& path)
     setTracePath(m_scenario.tracePath);
     m_perfEdit->setText(m_scenario.perf);
     for (int i = 0; i < m_policyList->count(); ++i)
-        m_policyList->item(i)->setCheckState(m_scenario.policies.contains(m_policyList->item(i)->text()) ? Qt::Checked : Qt::Unchecked);
+        if (!m_policyList->item(i)->data(kGroupHeaderRole).toBool())
+            m_policyList->item(i)->setCheckState(m_scenario.policies.contains(m_policyList->item(i)->text()) ? Qt::Checked : Qt::Unchecked);
     // Checked policies first, in the scenario's order, so the choice is visible without scrolling.
     for (int k = int(m_scenario.policies.size()) - 1; k >= 0; --k) {
         const auto found = m_policyList->findItems(m_scenario.policies[k], Qt::MatchExactly);
@@ -154,7 +187,10 @@ void ScenarioPanel::setClusterSource(const QString& pathOrPreset, bool isFile)
 
 bool ScenarioPanel::hasPolicy(const QString& name) const
 {
-    return !m_policyList->findItems(name, Qt::MatchExactly).isEmpty();
+    for (QListWidgetItem* it : m_policyList->findItems(name, Qt::MatchExactly))
+        if (!it->data(kGroupHeaderRole).toBool())
+            return true;
+    return false;
 }
 
 QStringList ScenarioPanel::missingPolicies(const Scenario& s) const

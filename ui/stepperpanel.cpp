@@ -205,6 +205,30 @@ void StepperPanel::gotoJob(qint64 id)
     Q_EMIT jobSelected(job);
 }
 
+// The admission stage at one decision: how many arriving jobs were accepted, and each rejected or deferred job
+// with the stage's reason (the queue table shows the verdict of the jobs that were let in).
+static QString admissionSummary(const DecisionRecord& r, const Trace& trace)
+{
+    if (r.admissions.empty())
+        return {};
+    int accepted = 0;
+    QStringList others;
+    for (const AdmissionRecord& a : r.admissions) {
+        if (a.verdict == Admit::Accept) {
+            ++accepted;
+            continue;
+        }
+        const QString id = a.job >= 0 && size_t(a.job) < trace.jobs.size() ? QString::number(trace.jobs[size_t(a.job)].id)
+                                                                          : QString::number(a.job);
+        others << QStringLiteral("job %1 %2%3").arg(id, QString::fromUtf8(toString(a.verdict)),
+                                                    a.reason.empty() ? QString() : QStringLiteral(" (%1)").arg(QString::fromStdString(a.reason)));
+    }
+    QString s = QObject::tr(" · admission: %1 accepted").arg(accepted);
+    if (!others.isEmpty())
+        s += QStringLiteral(", ") + others.join(QStringLiteral(", "));
+    return s;
+}
+
 void StepperPanel::setDecision(int k)
 {
     const int n = decisionCount();
@@ -227,7 +251,8 @@ void StepperPanel::setDecision(int k)
                                  .arg(k + 1).arg(n).arg(formatDuration(r.time)).arg(r.arrived.size())
                                  .arg(r.finished.size())
                                  .arg(std::count_if(r.placements.begin(), r.placements.end(),
-                                                    [](const PlacementRecord& p) { return !p.slots.empty(); })));
+                                                    [](const PlacementRecord& p) { return !p.slots.empty(); }))
+                             + admissionSummary(r, *m_current->trace));
     m_queueModel->setDecision(m_current->trace, m_current->out->log, k);
     Q_EMIT decisionChanged(k);
 }

@@ -232,6 +232,12 @@ void TestModels::queueModel()
     m.setDecision(trace, log, withQueue);
     QCOMPARE(m.index(0, QueueModel::Placed).data().toString(), QStringLiteral("yes"));
     QVERIFY(m.index(0, QueueModel::Placed).data(Qt::FontRole).value<QFont>().bold());
+    // The Admitted column shows the admission stage's verdict for a job that arrived at this decision.
+    edited.admissions.clear();
+    edited.admissions.push_back(AdmissionRecord{r.queue[1].job, Admit::Accept, 0.5f, "fits the SLO"});
+    m.setDecision(trace, log, withQueue);
+    QCOMPARE(m.index(1, QueueModel::Admitted).data().toString(), QStringLiteral("accept: fits the SLO"));
+    QCOMPARE(m.index(0, QueueModel::Admitted).data().toString(), QString());
     m.setDecision(trace, run->out->log, -1);
     QCOMPARE(m.rowCount(), 0);
 }
