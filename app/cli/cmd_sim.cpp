@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "cli.h"
+#include "io/decisionlogjson.h"
 #include "io/runio.h"
 #include "io/traceio.h"
 #include "loaders.h"
@@ -201,9 +202,13 @@ int cmdRun(Args& a)
         table = std::make_shared<const ThroughputTable>(std::move(t));
     ExperimentPlan plan = planFromArgs(a, true, !json, table);
     PlannedRun& run = plan.runs.at(0);
-    run.spec.decisionLogPath = a.get("log-out", "");
+    // --log-out FILE: the binary log streamed as the run goes, or JSON lines (.jsonl) written from memory after it
+    const std::string logOut = a.get("log-out", "");
+    const bool jsonl = logOut.size() > 6 && logOut.compare(logOut.size() - 6, 6, ".jsonl") == 0;
+    if (!jsonl)
+        run.spec.decisionLogPath = logOut;
     // runs saved to a database keep their decision log (for the studio to replay) unless they are huge
-    run.spec.keepDecisionLog = wantsDecisionLog(a) || (a.has("db") && plan.inputs[0].trace->jobs.size() <= 100000);
+    run.spec.keepDecisionLog = jsonl || wantsDecisionLog(a) || (a.has("db") && plan.inputs[0].trace->jobs.size() <= 100000);
     peekStoreOptions(a);
     makeScheduler(run.spec.policy, run.spec.options); // an unknown policy or bad --param fails before the run
     a.finish();
@@ -213,6 +218,8 @@ int cmdRun(Args& a)
         ex.progress = [&](size_t, size_t, double f) { return bar(f); };
     ex.onError = [](size_t, const std::string& e) { throw std::runtime_error(e); };
     ex.onResult = [&](size_t, RunOutput& out) {
+        if (jsonl && out.log)
+            writeDecisionLogJsonl(*out.log, logOut);
         saveRunIfAsked(a, out, a.get("experiment", "default"));
         exportIfAsked(a, out, plan.inputs[0].cluster.get());
         if (json)

@@ -24,11 +24,6 @@ private:
     DecisionLogWriter m_writer;
 };
 
-bool endsWith(const std::string& s, const std::string& suffix)
-{
-    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 } // namespace
 
 RunOutput runSimulation(const ClusterSpec& cluster, const Trace& traceIn, const RunSpec& spec,
@@ -65,14 +60,14 @@ RunOutput runSimulation(const ClusterSpec& cluster, const Trace& traceIn, const 
     sim.addObserver(&metrics);
     std::unique_ptr<LogKeeper> keeper;
     std::unique_ptr<LogStreamer> streamer;
-    if (spec.keepDecisionLog || (!spec.decisionLogPath.empty() && endsWith(spec.decisionLogPath, ".jsonl"))) {
+    if (spec.keepDecisionLog) {
         out.log = std::make_shared<DecisionLog>();
         out.log->machineCount = cluster.machineCount();
         out.log->gpuCount = cluster.totalGpus();
         keeper = std::make_unique<LogKeeper>(out.log);
         sim.addObserver(keeper.get());
     }
-    if (!spec.decisionLogPath.empty() && !endsWith(spec.decisionLogPath, ".jsonl")) {
+    if (!spec.decisionLogPath.empty()) {
         streamer = std::make_unique<LogStreamer>(spec.decisionLogPath, cluster);
         sim.addObserver(streamer.get());
     }
@@ -83,8 +78,6 @@ RunOutput runSimulation(const ClusterSpec& cluster, const Trace& traceIn, const 
     out.cancelled = !sim.run(progress);
     out.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
-    if (!spec.decisionLogPath.empty() && endsWith(spec.decisionLogPath, ".jsonl") && out.log)
-        writeDecisionLogJsonl(*out.log, spec.decisionLogPath);
     if (!spec.keepDecisionLog)
         out.log.reset();
 

@@ -29,7 +29,7 @@ struct RunSpec {
     std::string version = softwareVersion();
 
     // --- where output goes (not part of the identity) ---
-    std::string decisionLogPath;       ///< stream the decision log here (binary; .jsonl = JSON lines)
+    std::string decisionLogPath;       ///< stream the decision log here (binary; JSON lines: io/decisionlogjson.h)
     bool keepDecisionLog = false;      ///< keep the log in memory (RunOutput::log)
 
     /// Canonical text of every field that decides results (one "key=value" line each, params sorted).

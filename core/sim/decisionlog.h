@@ -127,7 +127,6 @@ private:
 
 /// Reads a file written by DecisionLogWriter. Throws std::runtime_error naming the file and offset.
 DecisionLog readDecisionLog(const std::string& path);
-/// Writes a log as JSON lines (one record per line), for people and scripts.
-void writeDecisionLogJsonl(const DecisionLog& log, const std::string& path);
+/// (JSON lines: io/decisionlogjson.h, written with the one JSON writer.)
 
 } // namespace ss

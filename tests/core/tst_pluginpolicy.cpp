@@ -9,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "io/decisionlogjson.h"
 #include "policy/registry.h"
 #include "sim/engine.h"
 
