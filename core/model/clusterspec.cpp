@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "model/fnv.h"
+
 namespace ss {
 
 namespace {
@@ -20,19 +22,6 @@ bool iequals(std::string_view a, std::string_view b)
     return true;
 }
 
-struct Fnv {
-    uint64_t h = 1469598103934665603ULL;
-    void bytes(const void* p, size_t n)
-    {
-        auto c = static_cast<const unsigned char*>(p);
-        for (size_t i = 0; i < n; ++i) {
-            h ^= c[i];
-            h *= 1099511628211ULL;
-        }
-    }
-    void str(const std::string& s) { bytes(s.data(), s.size()); bytes("\0", 1); }
-    template <class T> void num(T v) { bytes(&v, sizeof v); }
-};
 } // namespace
 
 void ClusterSpec::finalize()
@@ -142,9 +131,7 @@ std::string ClusterSpec::fingerprint() const
         f.num(l.b);
         f.num(l.gbps);
     }
-    char buf[20];
-    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(f.h));
-    return buf;
+    return f.hex();
 }
 
 // ---------------------------------------------------------------------------------------------------------

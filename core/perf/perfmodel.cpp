@@ -3,9 +3,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <cstdio>
 #include <sstream>
 #include <stdexcept>
+
+#include "model/fnv.h"
 
 namespace ss {
 
@@ -111,24 +112,15 @@ void ThroughputTable::set(const std::string& model, const std::string& gpuType, 
 
 std::string ThroughputTable::fingerprint() const
 {
-    uint64_t h = 1469598103934665603ULL;
-    auto mix = [&](const void* p, size_t n) {
-        auto c = static_cast<const unsigned char*>(p);
-        for (size_t i = 0; i < n; ++i) {
-            h ^= c[i];
-            h *= 1099511628211ULL;
-        }
-    };
+    Fnv f;
     for (const auto& [model, types] : m_table) {
-        mix(model.data(), model.size() + 1); // with the terminating NUL as separator
+        f.str(model);
         for (const auto& [type, speed] : types) {
-            mix(type.data(), type.size() + 1);
-            mix(&speed, sizeof speed);
+            f.str(type);
+            f.num(speed);
         }
     }
-    char buf[20];
-    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-    return buf;
+    return f.hex();
 }
 
 PerfModel::PerfModel(const ClusterSpec& cluster, const Trace& trace, PerfConfig cfg, uint64_t seed,

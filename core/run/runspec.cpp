@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "model/fnv.h"
 #include "run/hash.h"
 
 #ifndef SCHEDSTUDIO_VERSION
@@ -84,44 +85,29 @@ std::string RunSpec::id() const { return sha256Hex(canonical()); }
 
 std::string traceFingerprint(const Trace& trace)
 {
-    uint64_t h = 1469598103934665603ULL;
-    auto mix = [&](const void* p, size_t n) {
-        auto c = static_cast<const unsigned char*>(p);
-        for (size_t i = 0; i < n; ++i) {
-            h ^= c[i];
-            h *= 1099511628211ULL;
-        }
-    };
-    auto mixStr = [&](const std::vector<std::string>& table, int32_t idx) {
-        if (idx >= 0 && size_t(idx) < table.size())
-            mix(table[size_t(idx)].data(), table[size_t(idx)].size());
-        const char sep = '\x1f';
-        mix(&sep, 1);
-    };
+    Fnv f;
     for (const Job& j : trace.jobs) {
-        mix(&j.id, sizeof j.id);
-        mix(&j.submit, sizeof j.submit);
-        mix(&j.gpus, sizeof j.gpus);
-        mix(&j.duration, sizeof j.duration);
+        f.num(j.id);
+        f.num(j.submit);
+        f.num(j.gpus);
+        f.num(j.duration);
         const std::string& model = trace.modelName(j);
-        mix(model.data(), model.size());
-        mix(&j.user, sizeof j.user);
+        f.bytes(model.data(), model.size());
+        f.num(j.user);
         if (j.gpuSpec >= 0)
-            mix(trace.gpuSpecs[size_t(j.gpuSpec)].data(), trace.gpuSpecs[size_t(j.gpuSpec)].size());
+            f.bytes(trace.gpuSpecs[size_t(j.gpuSpec)].data(), trace.gpuSpecs[size_t(j.gpuSpec)].size());
         for (const DeadlineLevel& d : j.deadlines) {
-            mix(&d.offset, sizeof d.offset);
-            mix(&d.value, sizeof d.value);
+            f.num(d.offset);
+            f.num(d.value);
         }
         // DRF reads the tenant (virtual cluster), CPU and memory; QoS and iterations reach readers' filters.
-        mixStr(trace.vcs, j.vc);
-        mixStr(trace.qosClasses, j.qos);
-        mix(&j.cpu, sizeof j.cpu);
-        mix(&j.memGb, sizeof j.memGb);
-        mix(&j.iterations, sizeof j.iterations);
+        f.str(j.vc >= 0 && size_t(j.vc) < trace.vcs.size() ? trace.vcs[size_t(j.vc)] : std::string());
+        f.str(j.qos >= 0 && size_t(j.qos) < trace.qosClasses.size() ? trace.qosClasses[size_t(j.qos)] : std::string());
+        f.num(j.cpu);
+        f.num(j.memGb);
+        f.num(j.iterations);
     }
-    char buf[20];
-    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-    return buf;
+    return f.hex();
 }
 
 std::string checkpointDirectory()
