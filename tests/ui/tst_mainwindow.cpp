@@ -93,7 +93,12 @@ void TestMainWindow::openRunAndStep()
 {
     MainWindow w;
     QVERIFY(openSample(w, true));
+#ifdef SCHEDSTUDIO_HAVE_TORCH
     QVERIFY2(w.bannerText().isEmpty(), qPrintable(w.bannerText()));
+#else
+    // the sample names das, which this build lacks: the banner says so before anything runs
+    QVERIFY2(w.bannerText().contains(QStringLiteral("das")), qPrintable(w.bannerText()));
+#endif
     QVERIFY(w.trace());
     QCOMPARE(int(w.trace()->jobs.size()), 24);
     QCOMPARE(w.clusterDocument()->spec().machineCount(), 8);
@@ -132,7 +137,6 @@ void TestMainWindow::openRunAndStep()
     }
 #else
     QCOMPARE(w.history()->rowCount(), 1); // das needs LibTorch: only fifo+firstfit runs
-    QVERIFY(w.bannerText().contains(QStringLiteral("das")));
 #endif
     QVERIFY(w.currentRun());
     const int n = w.decisionCount();
