@@ -161,7 +161,7 @@ ExperimentPlan planFromArgs(Args& a, bool single, bool verbose, std::shared_ptr<
             s.params[k] = v;
         if (a.has("checkpoint"))
             s.checkpoint = a.get("checkpoint");
-        if (!single && a.flag("no-variants"))
+        if (single || a.flag("no-variants")) // `run` is one run: the scenario itself, not its what-if variants
             s.variants.clear();
         ExperimentPlan plan = planScenario(s, std::move(table));
         if (!single && a.has("seeds")) { // an explicit seed list replaces seed..seed+seeds-1
@@ -330,7 +330,10 @@ int cmdCompare(Args& a)
     const size_t seedCount = rows.empty() ? 0 : rows[0].seeds.size();
     std::printf("cluster %s, trace %s (%zu jobs), %zu seed(s)\n", base.cluster->name.c_str(), base.trace->name.c_str(),
                 base.trace->jobs.size(), seedCount);
-    std::printf("%-22s %18s %12s %16s %12s %8s %8s\n", "policy", "mean JCT (min)", "p95 (min)", "mean fee ($)",
+    int width = 22;
+    for (const Row& r : rows)
+        width = std::max(width, int(rowName(r).size()));
+    std::printf("%-*s %18s %12s %16s %12s %8s %8s\n", width, "policy", "mean JCT (min)", "p95 (min)", "mean fee ($)",
                 "makespan h", "util", "DL miss");
     for (const Row& r : rows) {
         const SeedStat jct = seedStat(r.jct), fee = seedStat(r.fee);
@@ -340,7 +343,7 @@ int cmdCompare(Args& a)
             feeS += " ±" + fmt(fee.sd, 2);
         }
         const SeedStat miss = seedStat(r.miss);
-        std::printf("%-22s %18s %12s %16s %12s %8s %8s\n", rowName(r).c_str(), jctS.c_str(),
+        std::printf("%-*s %18s %12s %16s %12s %8s %8s\n", width, rowName(r).c_str(), jctS.c_str(),
                     fmt(seedStat(r.p95).mean).c_str(), feeS.c_str(), fmt(seedStat(r.makespan).mean, 2).c_str(),
                     fmt(seedStat(r.util).mean, 3).c_str(), miss.n ? fmt(miss.mean, 3).c_str() : "nan");
     }

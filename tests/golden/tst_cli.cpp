@@ -85,6 +85,47 @@ private Q_SLOTS:
         QVERIFY(t.out.contains("mean JCT (min)"));
     }
 
+    // A scenario file runs as its own options would: `run --scenario` is the same run (same identity, same
+    // numbers) as `run --trace --cluster --perf`; `compare --scenario` runs policies x seeds x variants.
+    void scenarioRunsAsItsOptions()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("s.scenario.json");
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QStringLiteral(R"({"format": "schedstudio-scenario", "version": 1, "name": "s",
+            "trace": "%1", "cluster": "das-small", "perf": "machine_bias_sd=0.1",
+            "policies": ["sjf+bestfit", "las+consolidate"], "seed": "4", "seeds": 2,
+            "params": {"las.knob": "2"}, "variants": [{"name": "2x load", "load_scale": 2}]})")
+                    .arg(QDir(SS_SOURCE_DIR).absoluteFilePath(kSample)).toUtf8());
+        f.close();
+        const Result a = cli({"run", "--scenario", path, "--json"});
+        QVERIFY2(a.code == 0, a.err.constData());
+        const Result b = cli({"run", "--trace", kSample, "--cluster", "das-small", "--perf", "machine_bias_sd=0.1",
+                              "--policy", "sjf+bestfit", "--seed", "4", "--param", "las.knob=2", "--json"});
+        QVERIFY2(b.code == 0, b.err.constData());
+        const QJsonObject ja = QJsonDocument::fromJson(a.out).object(), jb = QJsonDocument::fromJson(b.out).object();
+        QVERIFY2(!ja.isEmpty(), a.out.constData());
+        QCOMPARE(ja.value("policy").toString(), QStringLiteral("sjf+bestfit")); // the scenario's first policy
+        QCOMPARE(ja.value("run_id").toString().size(), 64);
+        QCOMPARE(ja.value("run_id").toString(), jb.value("run_id").toString());
+        QCOMPARE(ja.value("mean_jct_min").toDouble(), jb.value("mean_jct_min").toDouble());
+
+        const Result c = cli({"compare", "--scenario", path, "--json", "--jobs", "2"});
+        QVERIFY2(c.code == 0, c.err.constData());
+        const QJsonObject o = QJsonDocument::fromJson(c.out).object();
+        const QJsonArray rows = o.value("policies").toArray();
+        QCOMPARE(rows.size(), 4); // 2 policies x (base + 1 variant)
+        QCOMPARE(o.value("runs").toArray().size(), 8);
+        QCOMPARE(rows[2].toObject().value("variant").toString(), QStringLiteral("2x load"));
+        QCOMPARE(rows[0].toObject().value("runs").toInt(), 2);
+        QVERIFY(rows[0].toObject().value("mean_jct_min_ci95").toDouble() >= 0);
+        // the base row's sjf+bestfit seed 4 is the run above
+        QCOMPARE(o.value("runs").toArray()[0].toObject().value("run_id").toString(), ja.value("run_id").toString());
+        // more load, longer waits
+        QVERIFY(rows[2].toObject().value("mean_jct_min").toDouble() > rows[0].toObject().value("mean_jct_min").toDouble());
+    }
+
     void generateIsReproducible()
     {
         QTemporaryDir dir;
