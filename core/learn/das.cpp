@@ -11,10 +11,13 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "io/ioerror.h"
+#include "io/json.h"
 #include "learn/learn.h"
 #include "learn/nets.h"
 #include "learn/policies.h"
 #include "learn/rwgp.h"
+#include "model/fnv.h"
 #include "run/runspec.h"
 
 namespace ss::learn {
@@ -175,107 +178,63 @@ torch::Tensor placeLogProb(const torch::Tensor& mu, const torch::Tensor& logScal
 
 static const char kMagic[8] = {'S', 'S', 'C', 'K', 'P', 'T', '\r', '\n'};
 
-static uint64_t fnv1a(const std::string& s, uint64_t h = 1469598103934665603ULL)
+static uint64_t fnv1a(const std::string& s, uint64_t h = Fnv().h)
 {
-    for (unsigned char c : s) {
-        h ^= c;
-        h *= 1099511628211ULL;
-    }
-    return h;
+    Fnv f;
+    f.h = h;
+    f.bytes(s.data(), s.size());
+    return f.h;
 }
 
-static std::string jsonEscape(const std::string& s)
-{
-    std::string o;
-    for (char c : s) {
-        if (c == '"' || c == '\\')
-            o += '\\';
-        if (c == '\n') {
-            o += "\\n";
-            continue;
-        }
-        o += c;
-    }
-    return o;
-}
-
+// The header is a flat JSON object of strings and numbers, written and read with the project's one JSON
+// reader/writer (io/json.h).
 static std::string metaJson(const CheckpointMeta& m)
 {
-    std::ostringstream o;
-    o << "{\"format\": \"schedstudio-checkpoint\", \"format_version\": " << kCheckpointVersion
-      << ", \"feature_version\": " << kFeatureVersion << ", \"policy\": \"" << jsonEscape(m.agent.variant)
-      << "\", \"d_model\": " << m.agent.dModel << ", \"heads\": " << m.agent.heads << ", \"layers\": " << m.agent.layers
-      << ", \"tau\": " << m.agent.tau << ", \"max_queue\": " << m.agent.maxQueue << ", \"job_features\": " << kJobFeatures
-      << ", \"machine_features\": " << kMachineFeatures << ", \"global_features\": " << kGlobalFeatures
-      << ", \"cluster\": \"" << jsonEscape(m.clusterName) << "\", \"cluster_fingerprint\": \""
-      << jsonEscape(m.clusterFingerprint) << "\", \"machines\": " << m.machines << ", \"seed\": " << m.seed
-      << ", \"iterations\": " << m.iterations << ", \"env_steps\": " << m.envSteps << ", \"train_trace\": \""
-      << jsonEscape(m.trainTrace) << "\", \"command\": \"" << jsonEscape(m.command) << "\"}";
-    return o.str();
+    JsonValue o = JsonValue::makeObject();
+    auto n = [](double v) { return JsonValue::makeNumber(v); };
+    auto t = [](const std::string& v) { return JsonValue::makeString(v); };
+    o["format"] = t("schedstudio-checkpoint");
+    o["format_version"] = n(kCheckpointVersion);
+    o["feature_version"] = n(kFeatureVersion);
+    o["policy"] = t(m.agent.variant);
+    o["d_model"] = n(m.agent.dModel);
+    o["heads"] = n(m.agent.heads);
+    o["layers"] = n(m.agent.layers);
+    o["tau"] = n(m.agent.tau);
+    o["max_queue"] = n(m.agent.maxQueue);
+    o["job_features"] = n(kJobFeatures);
+    o["machine_features"] = n(kMachineFeatures);
+    o["global_features"] = n(kGlobalFeatures);
+    o["cluster"] = t(m.clusterName);
+    o["cluster_fingerprint"] = t(m.clusterFingerprint);
+    o["machines"] = n(m.machines);
+    o["seed"] = n(double(m.seed));
+    o["iterations"] = n(m.iterations);
+    o["env_steps"] = n(double(m.envSteps));
+    o["train_trace"] = t(m.trainTrace);
+    o["command"] = t(m.command);
+    return writeJson(o, -1);
 }
 
-// A flat JSON object of strings and numbers (all the header needs).
+// The header's members as text (numbers in their shortest exact form), for the typed reads below.
 static std::map<std::string, std::string> parseFlatJson(const std::string& s, const std::string& file)
 {
+    JsonValue root;
+    try {
+        root = parseJson(s, file);
+    } catch (const IoError& e) {
+        throw std::runtime_error(file + ": corrupt checkpoint header (" + e.reason() + ")");
+    }
+    if (!root.isObject())
+        throw std::runtime_error(file + ": corrupt checkpoint header (expected an object)");
     std::map<std::string, std::string> out;
-    size_t i = 0;
-    auto fail = [&](const char* why) {
-        throw std::runtime_error(file + ": corrupt checkpoint header (" + why + ")");
-    };
-    auto ws = [&] {
-        while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i])))
-            ++i;
-    };
-    auto str = [&] {
-        if (i >= s.size() || s[i] != '"')
-            fail("expected a string");
-        ++i;
-        std::string v;
-        while (i < s.size() && s[i] != '"') {
-            if (s[i] == '\\' && i + 1 < s.size()) {
-                ++i;
-                v += s[i] == 'n' ? '\n' : s[i];
-            } else
-                v += s[i];
-            ++i;
-        }
-        if (i >= s.size())
-            fail("unterminated string");
-        ++i;
-        return v;
-    };
-    ws();
-    if (i >= s.size() || s[i] != '{')
-        fail("expected '{'");
-    ++i;
-    for (;;) {
-        ws();
-        if (i < s.size() && s[i] == '}')
-            break;
-        std::string k = str();
-        ws();
-        if (i >= s.size() || s[i] != ':')
-            fail("expected ':'");
-        ++i;
-        ws();
-        std::string v;
-        if (i < s.size() && s[i] == '"')
-            v = str();
-        else {
-            while (i < s.size() && s[i] != ',' && s[i] != '}')
-                v += s[i++];
-            while (!v.empty() && std::isspace(static_cast<unsigned char>(v.back())))
-                v.pop_back();
-        }
-        out[k] = v;
-        ws();
-        if (i < s.size() && s[i] == ',') {
-            ++i;
-            continue;
-        }
-        if (i < s.size() && s[i] == '}')
-            break;
-        fail("expected ',' or '}'");
+    for (const auto& [k, v] : root.object()) {
+        if (v.isString())
+            out[k] = v.string();
+        else if (v.isNumber())
+            out[k] = formatNumber(v.number());
+        else
+            throw std::runtime_error(file + ": corrupt checkpoint header (member '" + k + "' is neither text nor a number)");
     }
     return out;
 }
