@@ -138,7 +138,8 @@ void TestRunHistory::renameAndDeleteReachTheFile()
     w.openDatabase(db);
     QVERIFY(w.waitForIdle(10000));
     runSample(w);
-    runSample(w);
+    if (kSampleRuns < 2)
+        runSample(w); // a build without LibTorch runs one policy of the sample: run it twice for two rows
     QCOMPARE(w.history()->rowCount(), 2);
     const qint64 keep = w.history()->run(0)->dbId, gone = w.history()->run(1)->dbId;
 
