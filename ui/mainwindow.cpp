@@ -218,10 +218,8 @@ void MainWindow::startTeaching()
             return;
     }
     showView(QStringLiteral("teaching"));
-    if (!currentRun() && !m_runs->isRunning()) {
-        m_runs->setPendingRun(true);
-        runScenario();
-    }
+    if (!currentRun() && !m_runs->isRunning())
+        runScenario(); // waits for the trace by itself when it is still loading
 }
 
 void MainWindow::buildStatusBar()

@@ -1,5 +1,6 @@
 // The main window end to end: open the DAS sample scenario, run it off the GUI thread, step decisions and
 // check that the cluster map shows exactly the occupancy the decision log implies.
+#include <QAction>
 #include <QDockWidget>
 #include <QSettings>
 #include <QSignalSpy>
@@ -15,6 +16,7 @@
 #include "mainwindow.h"
 #include "models.h"
 #include "qcp.h"
+#include "runcontroller.h"
 #include "trainingpanel.h"
 #ifdef SCHEDSTUDIO_HAVE_TORCH
 static constexpr int kSampleRuns = 2; // das and fifo+firstfit
@@ -47,6 +49,7 @@ private Q_SLOTS:
     void saveReopenKeepsEditedCluster();
     void cancelDropsResult();
     void whatIfRunsOriginalAndChanged();
+    void teachingModeLeavesNoRunPending();
 #ifdef SCHEDSTUDIO_HAVE_TORCH // moc sees this one (SS_UI_HAVE_TRAINING comes from a header)
     void trainingPanelTrainsPausesAndStops();
 #endif
@@ -270,6 +273,23 @@ void TestMainWindow::whatIfRunsOriginalAndChanged()
     const Trace& b = *runs[1]->trace;
     QCOMPARE(b.jobs.size(), a.jobs.size());
     QCOMPARE(b.jobs.back().submit - b.jobs.front().submit, (a.jobs.back().submit - a.jobs.front().submit) / 2);
+}
+
+// Run > Teaching mode on a loaded sample runs it once: no run is left "waiting for the trace" (that flag made
+// waitForIdle wait out its timeout and the next trace load start a run by itself).
+void TestMainWindow::teachingModeLeavesNoRunPending()
+{
+    MainWindow w;
+    QVERIFY(openSample(w));
+    QAction* teach = nullptr;
+    for (QAction* a : w.findChildren<QAction*>())
+        if (a->text().contains(QStringLiteral("Teaching mode (DAS case study)")))
+            teach = a;
+    QVERIFY(teach);
+    teach->trigger();
+    QVERIFY(w.waitForIdle(20000));
+    QVERIFY(w.currentRun());
+    QVERIFY(!w.runController()->hasPendingRun());
 }
 
 #ifdef SCHEDSTUDIO_HAVE_TORCH
