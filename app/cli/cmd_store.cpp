@@ -70,20 +70,28 @@ int cmdRuns(Args& args)
             return 0;
         const auto runs = store.listRuns(filter);
         if (json) {
-            std::string o = "[";
-            for (size_t i = 0; i < runs.size(); ++i) {
-                const RunInfo& r = runs[i];
-                o += (i ? ",\n " : "\n ");
-                o += "{\"id\":" + std::to_string(r.id) + ",\"experiment\":" + jsonQuote(r.experiment) +
-                     ",\"name\":" + jsonQuote(r.name) + ",\"policy\":" + jsonQuote(r.policy) + ",\"cluster\":" + jsonQuote(r.clusterName) +
-                     ",\"cluster_fingerprint\":" + jsonQuote(r.clusterFingerprint) + ",\"trace\":" + jsonQuote(r.traceName) +
-                     ",\"trace_fingerprint\":" + jsonQuote(r.traceFingerprint) + ",\"seed\":" + std::to_string(r.seed) +
-                     ",\"perf\":" + jsonQuote(r.perf) + ",\"jobs\":" + std::to_string(r.jobs) +
-                     ",\"mean_jct_min\":" + formatNumber(r.meanJctMin) + ",\"created\":" + jsonQuote(r.created) +
-                     ",\"has_log\":" + (r.hasLog ? "true" : "false") + ",\"key\":" + jsonQuote(r.key) + "}";
+            JsonValue arr = JsonValue::makeArray();
+            for (const RunInfo& r : runs) {
+                JsonValue o = JsonValue::makeObject();
+                auto t = [](const std::string& v) { return JsonValue::makeString(v); };
+                o["id"] = JsonValue::makeNumber(double(r.id));
+                o["experiment"] = t(r.experiment);
+                o["name"] = t(r.name);
+                o["policy"] = t(r.policy);
+                o["cluster"] = t(r.clusterName);
+                o["cluster_fingerprint"] = t(r.clusterFingerprint);
+                o["trace"] = t(r.traceName);
+                o["trace_fingerprint"] = t(r.traceFingerprint);
+                o["seed"] = JsonValue::makeNumber(double(r.seed));
+                o["perf"] = t(r.perf);
+                o["jobs"] = JsonValue::makeNumber(r.jobs);
+                o["mean_jct_min"] = JsonValue::makeNumber(r.meanJctMin);
+                o["created"] = t(r.created);
+                o["has_log"] = JsonValue::makeBool(r.hasLog);
+                o["key"] = t(r.key);
+                arr.push(std::move(o));
             }
-            o += runs.empty() ? "]\n" : "\n]\n";
-            std::fputs(o.c_str(), stdout);
+            std::fputs(writeJson(arr).c_str(), stdout);
             return 0;
         }
         std::printf("%6s  %-12s  %-24s  %-14s  %-20s  %6s  %8s  %12s  %-20s\n", "id", "experiment", "policy",
@@ -110,21 +118,26 @@ int cmdShow(Args& args)
         const RunInfo& i = sr.info;
         const size_t logRecords = sr.out.log ? sr.out.log->records.size() : 0;
         if (json) {
-            std::ostringstream summary;
-            writeSummaryJson(sr.out, summary);
-            std::string config = jsonQuote(sr.config);
+            JsonValue o = JsonValue::makeObject();
+            o["id"] = JsonValue::makeNumber(double(i.id));
+            o["experiment"] = JsonValue::makeString(i.experiment);
+            o["name"] = JsonValue::makeString(i.name);
+            o["created"] = JsonValue::makeString(i.created);
+            o["software"] = JsonValue::makeString(i.softwareVersion);
+            o["key"] = JsonValue::makeString(i.key);
+            o["jobs_stored"] = JsonValue::makeNumber(double(sr.out.jobs.size()));
+            o["series_points"] = JsonValue::makeNumber(double(sr.out.series.size()));
+            o["log_records"] = JsonValue::makeNumber(double(logRecords));
+            o["config"] = JsonValue::makeString(sr.config); // as stored, when it is not JSON
             if (!sr.config.empty()) {
                 try {
-                    (void)parseJson(sr.config, "config");
-                    config = sr.config; // valid JSON: embed as is
+                    o["config"] = parseJson(sr.config, "config"); // valid JSON: embedded as an object
                 } catch (const std::exception&) {
                 }
             }
-            std::printf("{\"id\":%lld,\"experiment\":%s,\"name\":%s,\"created\":%s,\"software\":%s,\"key\":%s,"
-                        "\"jobs_stored\":%zu,\"series_points\":%zu,\"log_records\":%zu,\"config\":%s,\"run\":%s}\n",
-                        (long long)i.id, jsonQuote(i.experiment).c_str(), jsonQuote(i.name).c_str(), jsonQuote(i.created).c_str(),
-                        jsonQuote(i.softwareVersion).c_str(), jsonQuote(i.key).c_str(), sr.out.jobs.size(), sr.out.series.size(),
-                        logRecords, config.c_str(), summary.str().c_str());
+            o["run"] = summaryToJson(sr.out);
+            std::fputs(writeJson(o, -1).c_str(), stdout);
+            std::fputs("\n", stdout);
             return 0;
         }
         std::printf("run %lld%s  experiment %s  created %s  software %s\n", (long long)i.id,

@@ -1,7 +1,8 @@
 #include "io/decisionlogjson.h"
 
+#include <charconv>
 #include <cmath>
-#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 
 #include "io/ioerror.h"
@@ -9,80 +10,109 @@
 
 namespace ss {
 
+namespace {
+
+// A float score as its shortest text (0.1f is "0.1", not 0.10000000149011612); NaN ("no score") is null.
+JsonValue score(float v)
+{
+    if (std::isnan(v))
+        return JsonValue();
+    char buf[32];
+    const auto r = std::to_chars(buf, buf + sizeof buf, v);
+    return JsonValue::makeNumber(std::strtod(std::string(buf, r.ptr).c_str(), nullptr));
+}
+
+JsonValue ints(const std::vector<int>& v)
+{
+    JsonValue a = JsonValue::makeArray();
+    for (int x : v)
+        a.push(JsonValue::makeNumber(x));
+    return a;
+}
+
+JsonValue scores(const std::vector<float>& v)
+{
+    JsonValue a = JsonValue::makeArray();
+    for (float x : v)
+        a.push(score(x));
+    return a;
+}
+
+JsonValue recordJson(const DecisionRecord& r)
+{
+    JsonValue o = JsonValue::makeObject();
+    o["index"] = JsonValue::makeNumber(r.index);
+    o["time"] = JsonValue::makeNumber(r.time);
+    o["arrived"] = ints(r.arrived);
+    o["finished"] = ints(r.finished);
+    o["queue_length"] = JsonValue::makeNumber(r.queueLength);
+    JsonValue queue = JsonValue::makeArray();
+    for (const ScoredJob& q : r.queue) {
+        JsonValue e = JsonValue::makeObject();
+        e["job"] = JsonValue::makeNumber(q.job);
+        e["priority"] = score(q.priority);
+        if (!std::isnan(q.priorityStd))
+            e["priority_std"] = score(q.priorityStd);
+        if (!std::isnan(q.gate))
+            e["gate"] = score(q.gate);
+        queue.push(std::move(e));
+    }
+    o["queue"] = std::move(queue);
+    o["preempted"] = ints(r.preempted);
+    JsonValue placements = JsonValue::makeArray();
+    for (const PlacementRecord& p : r.placements) {
+        JsonValue e = JsonValue::makeObject();
+        e["job"] = JsonValue::makeNumber(p.job);
+        JsonValue gpus = JsonValue::makeArray(); // "g", or "g:milli" for a share of GPU g
+        for (const GpuSlot& g : p.slots)
+            gpus.push(g.milli != 1000 ? JsonValue::makeString(std::to_string(g.gpu) + ":" + std::to_string(g.milli))
+                                      : JsonValue::makeNumber(g.gpu));
+        e["gpus"] = std::move(gpus);
+        if (!p.machines.empty()) {
+            JsonValue m = JsonValue::makeArray();
+            for (uint32_t x : p.machines)
+                m.push(JsonValue::makeNumber(x));
+            e["machines"] = std::move(m);
+        }
+        e["affinity"] = scores(p.affinity);
+        if (!p.affinityVar.empty())
+            e["affinity_var"] = scores(p.affinityVar);
+        e["reason"] = JsonValue::makeString(p.reason);
+        placements.push(std::move(e));
+    }
+    o["placements"] = std::move(placements);
+    if (!r.admissions.empty()) {
+        JsonValue adm = JsonValue::makeArray();
+        for (const AdmissionRecord& a : r.admissions) {
+            JsonValue e = JsonValue::makeObject();
+            e["job"] = JsonValue::makeNumber(a.job);
+            e["verdict"] = JsonValue::makeString(toString(a.verdict));
+            e["score"] = score(a.score);
+            e["reason"] = JsonValue::makeString(a.reason);
+            adm.push(std::move(e));
+        }
+        o["admissions"] = std::move(adm);
+    }
+    return o;
+}
+
+} // namespace
+
 void writeDecisionLogJsonl(const DecisionLog& log, const std::string& path)
 {
     std::ofstream out(path, std::ios::trunc);
     if (!out)
         throw IoError(path, 0, "", "cannot open for writing");
-    auto f = [](float v) -> std::string {
-        if (std::isnan(v))
-            return "null";
-        char buf[32];
-        std::snprintf(buf, sizeof buf, "%.6g", double(v));
-        return buf;
-    };
-    auto ints = [](const std::vector<int>& v) {
-        std::string s = "[";
-        for (size_t i = 0; i < v.size(); ++i)
-            s += (i ? "," : "") + std::to_string(v[i]);
-        return s + "]";
-    };
-    out << "{\"format\":\"schedstudio-decision-log\",\"version\":2,\"machines\":" << log.machineCount
-        << ",\"gpus\":" << log.gpuCount << "}\n";
-    for (const DecisionRecord& r : log.records) {
-        std::string s = "{\"index\":" + std::to_string(r.index);
-        char tb[40];
-        std::snprintf(tb, sizeof tb, "%.10g", r.time);
-        s += ",\"time\":" + std::string(tb) + ",\"arrived\":" + ints(r.arrived) + ",\"finished\":" + ints(r.finished)
-            + ",\"queue_length\":" + std::to_string(r.queueLength) + ",\"queue\":[";
-        for (size_t i = 0; i < r.queue.size(); ++i) {
-            const ScoredJob& q = r.queue[i];
-            s += std::string(i ? "," : "") + "{\"job\":" + std::to_string(q.job) + ",\"priority\":" + f(q.priority);
-            if (!std::isnan(q.priorityStd))
-                s += ",\"priority_std\":" + f(q.priorityStd);
-            if (!std::isnan(q.gate))
-                s += ",\"gate\":" + f(q.gate);
-            s += "}";
-        }
-        s += "],\"preempted\":" + ints(r.preempted) + ",\"placements\":[";
-        for (size_t i = 0; i < r.placements.size(); ++i) {
-            const PlacementRecord& p = r.placements[i];
-            s += std::string(i ? "," : "") + "{\"job\":" + std::to_string(p.job) + ",\"gpus\":[";
-            for (size_t k = 0; k < p.slots.size(); ++k)
-                s += (k ? "," : "") + std::to_string(p.slots[k].gpu)
-                    + (p.slots[k].milli != 1000 ? ":" + std::to_string(p.slots[k].milli) : "");
-            s += "]";
-            if (!p.machines.empty()) {
-                s += ",\"machines\":[";
-                for (size_t k = 0; k < p.machines.size(); ++k)
-                    s += (k ? "," : "") + std::to_string(p.machines[k]);
-                s += "]";
-            }
-            s += ",\"affinity\":[";
-            for (size_t k = 0; k < p.affinity.size(); ++k)
-                s += (k ? "," : "") + f(p.affinity[k]);
-            s += "]";
-            if (!p.affinityVar.empty()) {
-                s += ",\"affinity_var\":[";
-                for (size_t k = 0; k < p.affinityVar.size(); ++k)
-                    s += (k ? "," : "") + f(p.affinityVar[k]);
-                s += "]";
-            }
-            s += ",\"reason\":" + jsonQuote(p.reason) + "}";
-        }
-        s += "]";
-        if (!r.admissions.empty()) {
-            s += ",\"admissions\":[";
-            for (size_t i = 0; i < r.admissions.size(); ++i) {
-                const AdmissionRecord& a = r.admissions[i];
-                s += std::string(i ? "," : "") + "{\"job\":" + std::to_string(a.job) + ",\"verdict\":\""
-                    + toString(a.verdict) + "\",\"score\":" + f(a.score) + ",\"reason\":" + jsonQuote(a.reason) + "}";
-            }
-            s += "]";
-        }
-        s += "}\n";
-        out << s;
-    }
+    JsonValue head = JsonValue::makeObject();
+    head["format"] = JsonValue::makeString("schedstudio-decision-log");
+    head["version"] = JsonValue::makeNumber(2);
+    head["machines"] = JsonValue::makeNumber(log.machineCount);
+    head["gpus"] = JsonValue::makeNumber(log.gpuCount);
+    out << writeJson(head, -1) << '\n';
+    for (const DecisionRecord& r : log.records)
+        out << writeJson(recordJson(r), -1) << '\n';
+    if (!out)
+        throw IoError(path, 0, "", "cannot write");
 }
 
 } // namespace ss

@@ -23,11 +23,6 @@ std::string num(double v)
     return std::isfinite(v) ? formatNumber(v) : std::string(); // CSV: empty cell for NaN/Inf
 }
 
-std::string jnum(double v)
-{
-    return formatNumber(v); // "null" for NaN/Inf
-}
-
 std::string csvCell(const std::string& s)
 {
     if (s.find_first_of(",\"\n\r") == std::string::npos)
@@ -179,21 +174,30 @@ void writeJobsCsv(const RunOutput& out, std::ostream& os)
     }
 }
 
+JsonValue summaryToJson(const RunOutput& out)
+{
+    JsonValue o = JsonValue::makeObject();
+    auto t = [](const std::string& v) { return JsonValue::makeString(v); };
+    o["software"] = t(SCHEDSTUDIO_VERSION);
+    o["policy"] = t(out.policy);
+    o["seed"] = JsonValue::makeNumber(double(out.seed));
+    o["perf"] = t(out.perf);
+    o["cluster"] = t(out.clusterName);
+    o["cluster_fingerprint"] = t(out.clusterFingerprint);
+    o["trace"] = t(out.traceName);
+    o["trace_fingerprint"] = t(out.traceFingerprint);
+    o["wall_seconds"] = JsonValue::makeNumber(out.wallSeconds);
+    o["cancelled"] = JsonValue::makeBool(out.cancelled);
+    JsonValue sum = JsonValue::makeObject();
+    for (const SummaryField& f : summaryFields())
+        sum[f.name] = JsonValue::makeNumber(f.get(out.summary)); // NaN/Inf are written as null
+    o["summary"] = std::move(sum);
+    return o;
+}
+
 void writeSummaryJson(const RunOutput& out, std::ostream& os)
 {
-    os << "{\n  \"software\": " << jsonQuote(SCHEDSTUDIO_VERSION) << ",\n  \"policy\": " << jsonQuote(out.policy)
-       << ",\n  \"seed\": " << out.seed << ",\n  \"perf\": " << jsonQuote(out.perf)
-       << ",\n  \"cluster\": " << jsonQuote(out.clusterName)
-       << ",\n  \"cluster_fingerprint\": " << jsonQuote(out.clusterFingerprint)
-       << ",\n  \"trace\": " << jsonQuote(out.traceName) << ",\n  \"trace_fingerprint\": " << jsonQuote(out.traceFingerprint)
-       << ",\n  \"wall_seconds\": " << jnum(out.wallSeconds)
-       << ",\n  \"cancelled\": " << (out.cancelled ? "true" : "false") << ",\n  \"summary\": {";
-    bool first = true;
-    for (const SummaryField& f : summaryFields()) {
-        os << (first ? "\n    " : ",\n    ") << jsonQuote(f.name) << ": " << jnum(f.get(out.summary));
-        first = false;
-    }
-    os << "\n  }\n}\n";
+    os << writeJson(summaryToJson(out));
 }
 
 void writeSummaryCsv(const std::vector<const RunOutput*>& runs, std::ostream& os)
@@ -262,17 +266,34 @@ void writeChromeTrace(const RunOutput& out, const ClusterSpec* cluster, std::ost
             tracks[i] = {0, s.gpu + int(lane) * kLaneStride};
     }
 
-    os << "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"software\":" << jsonQuote(SCHEDSTUDIO_VERSION)
-       << ",\"policy\":" << jsonQuote(out.policy) << ",\"seed\":" << jsonQuote(std::to_string(out.seed))
-       << ",\"perf\":" << jsonQuote(out.perf) << ",\"cluster\":" << jsonQuote(out.clusterName)
-       << ",\"cluster_fingerprint\":" << jsonQuote(out.clusterFingerprint) << ",\"trace\":" << jsonQuote(out.traceName)
-       << ",\"trace_fingerprint\":" << jsonQuote(out.traceFingerprint)
-       << ",\"segments_from\":" << jsonQuote(out.log ? "decision log" : "job records") << "},\n\"traceEvents\":[\n";
+    JsonValue other = JsonValue::makeObject();
+    other["software"] = JsonValue::makeString(SCHEDSTUDIO_VERSION);
+    other["policy"] = JsonValue::makeString(out.policy);
+    other["seed"] = JsonValue::makeString(std::to_string(out.seed));
+    other["perf"] = JsonValue::makeString(out.perf);
+    other["cluster"] = JsonValue::makeString(out.clusterName);
+    other["cluster_fingerprint"] = JsonValue::makeString(out.clusterFingerprint);
+    other["trace"] = JsonValue::makeString(out.traceName);
+    other["trace_fingerprint"] = JsonValue::makeString(out.traceFingerprint);
+    other["segments_from"] = JsonValue::makeString(out.log ? "decision log" : "job records");
+    // The event array is streamed (a big run has millions of events); each event goes through the JSON writer.
+    os << "{\"displayTimeUnit\":\"ms\",\"otherData\":" << writeJson(other, -1) << ",\n\"traceEvents\":[\n";
     bool first = true;
-    auto sep = [&] {
+    auto emit = [&](const JsonValue& ev) {
         if (!first)
             os << ",\n";
         first = false;
+        os << writeJson(ev, -1);
+    };
+    auto meta = [](const char* name, int pid, const char* key, JsonValue value) {
+        JsonValue e = JsonValue::makeObject();
+        e["name"] = JsonValue::makeString(name);
+        e["ph"] = JsonValue::makeString("M");
+        e["pid"] = JsonValue::makeNumber(pid);
+        JsonValue args = JsonValue::makeObject();
+        args[key] = std::move(value);
+        e["args"] = std::move(args);
+        return e;
     };
     // Metadata: name processes (machines) and threads (GPUs); keep processes in machine order.
     std::vector<std::pair<int, int>> named;
@@ -286,21 +307,17 @@ void writeChromeTrace(const RunOutput& out, const ClusterSpec* cluster, std::ost
             std::string pname = pid == kNoGpuPid ? std::string("jobs (GPU not recorded)")
                               : useCluster ? cluster->machines[size_t(pid)].name
                                            : std::string("GPUs");
-            sep();
-            os << "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":" << pid << ",\"args\":{\"name\":" << jsonQuote(pname)
-               << "}}";
-            sep();
-            os << "{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":" << pid
-               << ",\"args\":{\"sort_index\":" << pid << "}}";
+            emit(meta("process_name", pid, "name", JsonValue::makeString(pname)));
+            emit(meta("process_sort_index", pid, "sort_index", JsonValue::makeNumber(pid)));
             lastPid = pid;
         }
         const int lane = tid / kLaneStride, local = tid % kLaneStride;
         std::string tname = pid == kNoGpuPid ? "lane " + std::to_string(tid)
                                     : "GPU " + std::to_string(local) +
                                           (lane ? " (share " + std::to_string(lane + 1) + ")" : std::string());
-        sep();
-        os << "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":" << pid << ",\"tid\":" << tid
-           << ",\"args\":{\"name\":" << jsonQuote(tname) << "}}";
+        JsonValue e = meta("thread_name", pid, "name", JsonValue::makeString(tname));
+        e["tid"] = JsonValue::makeNumber(tid);
+        emit(e);
     }
     for (size_t i = 0; i < segs.size(); ++i) {
         const JobSegment& s = segs[i];
@@ -311,11 +328,22 @@ void writeChromeTrace(const RunOutput& out, const ClusterSpec* cluster, std::ost
         // Whole microseconds: back-to-back segments then meet exactly instead of overlapping by a rounding.
         const long long ts = std::llround(s.start * 1e6);
         const long long dur = std::max(0LL, std::llround(s.end * 1e6) - ts);
-        sep();
-        os << "{\"name\":\"job " << id << "\",\"cat\":\"job\",\"ph\":\"X\",\"ts\":" << ts
-           << ",\"dur\":" << dur << ",\"pid\":" << tracks[i].pid
-           << ",\"tid\":" << tracks[i].tid << ",\"args\":{\"job\":" << id << ",\"index\":" << s.job
-           << ",\"gpu\":" << s.gpu << ",\"milli\":" << s.milli << ",\"end\":\"" << how << "\"}}";
+        JsonValue e = JsonValue::makeObject();
+        e["name"] = JsonValue::makeString("job " + std::to_string(id));
+        e["cat"] = JsonValue::makeString("job");
+        e["ph"] = JsonValue::makeString("X");
+        e["ts"] = JsonValue::makeNumber(double(ts));
+        e["dur"] = JsonValue::makeNumber(double(dur));
+        e["pid"] = JsonValue::makeNumber(tracks[i].pid);
+        e["tid"] = JsonValue::makeNumber(tracks[i].tid);
+        JsonValue args = JsonValue::makeObject();
+        args["job"] = JsonValue::makeNumber(double(id));
+        args["index"] = JsonValue::makeNumber(s.job);
+        args["gpu"] = JsonValue::makeNumber(s.gpu);
+        args["milli"] = JsonValue::makeNumber(s.milli);
+        args["end"] = JsonValue::makeString(how);
+        e["args"] = std::move(args);
+        emit(e);
     }
     os << "\n]}\n";
 }

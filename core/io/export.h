@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "io/json.h"
 #include "model/clusterspec.h"
 #include "run/runner.h"
 
@@ -30,6 +31,7 @@ std::string provenanceLine(const RunOutput& out);
 /// Per-job results: a "# SchedStudio ..." provenance line, then a header row and one row per job.
 void writeJobsCsv(const RunOutput& out, std::ostream& os);
 /// One JSON object: provenance fields plus "summary" with every Summary field (NaN -> null).
+JsonValue summaryToJson(const RunOutput& out);
 void writeSummaryJson(const RunOutput& out, std::ostream& os);
 /// One row per run (several runs -> one CSV), with policy, seed, perf, cluster and trace as columns.
 void writeSummaryCsv(const std::vector<const RunOutput*>& runs, std::ostream& os);

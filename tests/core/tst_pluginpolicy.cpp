@@ -278,11 +278,25 @@ private Q_SLOTS:
         const std::string jsonl = dir.filePath("a.jsonl").toStdString();
         writeDecisionLogJsonl(rec.log, jsonl);
         std::ifstream in(jsonl);
-        std::stringstream ss;
-        ss << in.rdbuf();
-        QVERIFY(ss.str().find("\"admissions\":[{\"job\":0,\"verdict\":\"accept\",\"score\":1,\"reason\":\"small\"},"
-                              "{\"job\":1,\"verdict\":\"reject\",\"score\":-4,\"reason\":\"wider than 2 GPUs\"}]")
-                != std::string::npos);
+        std::string line;
+        QJsonArray admissions;
+        while (std::getline(in, line)) {
+            QJsonParseError err;
+            const QJsonObject o = QJsonDocument::fromJson(QByteArray::fromStdString(line), &err).object();
+            QVERIFY2(err.error == QJsonParseError::NoError, line.c_str()); // every line is JSON
+            if (admissions.isEmpty())
+                admissions = o.value("admissions").toArray();
+        }
+        QCOMPARE(admissions.size(), 2);
+        const QJsonObject a0 = admissions[0].toObject(), a1 = admissions[1].toObject();
+        QCOMPARE(a0.value("job").toInt(), 0);
+        QCOMPARE(a0.value("verdict").toString(), QStringLiteral("accept"));
+        QCOMPARE(a0.value("score").toDouble(), 1.0);
+        QCOMPARE(a0.value("reason").toString(), QStringLiteral("small"));
+        QCOMPARE(a1.value("job").toInt(), 1);
+        QCOMPARE(a1.value("verdict").toString(), QStringLiteral("reject"));
+        QCOMPARE(a1.value("score").toDouble(), -4.0);
+        QCOMPARE(a1.value("reason").toString(), QStringLiteral("wider than 2 GPUs"));
     }
 
     void storeBlobVersion1StillReads()
