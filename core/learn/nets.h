@@ -7,23 +7,13 @@
 
 #include <torch/torch.h>
 
+#include "learn/checkpointfile.h"
 #include "learn/features.h"
 #include "model/clusterspec.h"
 #include "sim/engine.h"
 
 namespace ss::learn {
 
-/// Architecture and variant; stored in the checkpoint and checked on load.
-struct AgentConfig {
-    std::string variant = "das"; ///< das | da | da+mc | da+rwgp
-    int dModel = 32;
-    int heads = 4;
-    int layers = 1;
-    int tau = 64;
-    int maxQueue = 128;
-    bool mc() const { return variant == "das" || variant == "da+mc"; }
-    bool rwgp() const { return variant == "das" || variant == "da+rwgp"; }
-};
 
 /// Ordering agent: job MLP embedding, optional squeeze-and-communicate gate, position-aware Transformer
 /// encoder, Gaussian priority head (mu, log sigma) per job.
@@ -73,19 +63,6 @@ struct DasAgent {
     std::vector<torch::Tensor> parameters() const;
 };
 
-/// Metadata written into a checkpoint's JSON header.
-struct CheckpointMeta {
-    AgentConfig agent;
-    std::string clusterName, clusterFingerprint;
-    int machines = 0;
-    uint64_t seed = 0;
-    int iterations = 0;
-    int64_t envSteps = 0;
-    std::string trainTrace;
-    std::string command;
-};
-
-constexpr uint32_t kCheckpointVersion = 1;
 /// Writes magic + version + JSON meta + tensors + checksum. Throws std::runtime_error on I/O failure.
 void saveCheckpoint(const std::string& path, const DasAgent& agent, const CheckpointMeta& meta,
                     const std::vector<std::pair<std::string, torch::Tensor>>& extra = {});

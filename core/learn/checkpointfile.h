@@ -1,0 +1,46 @@
+#pragma once
+// The DAS checkpoint file format (no LibTorch here: the module fills and reads the tensor bytes).
+#include <cstdint>
+#include <string>
+
+namespace ss::learn {
+
+/// Architecture and variant; stored in the checkpoint and checked on load.
+struct AgentConfig {
+    std::string variant = "das"; ///< das | da | da+mc | da+rwgp
+    int dModel = 32;
+    int heads = 4;
+    int layers = 1;
+    int tau = 64;
+    int maxQueue = 128;
+    bool mc() const { return variant == "das" || variant == "da+mc"; }
+    bool rwgp() const { return variant == "das" || variant == "da+rwgp"; }
+};
+
+/// Metadata written into a checkpoint's JSON header.
+struct CheckpointMeta {
+    AgentConfig agent;
+    std::string clusterName, clusterFingerprint;
+    int machines = 0;
+    uint64_t seed = 0;
+    int iterations = 0;
+    int64_t envSteps = 0;
+    std::string trainTrace;
+    std::string command;
+};
+
+constexpr uint32_t kCheckpointVersion = 1;
+
+/// Writes magic + version + JSON header + tensor bytes + checksum to a temporary file and renames it over
+/// `path`, so an interrupted save never leaves half a checkpoint. Throws std::runtime_error on I/O failure.
+void writeCheckpointFile(const std::string& path, const CheckpointMeta& meta, const std::string& tensors);
+
+struct CheckpointFile {
+    CheckpointMeta meta;
+    std::string tensors; ///< the tensor archive's bytes (empty unless asked for)
+};
+/// Reads and checks a checkpoint (magic, version, checksum, header fields, feature sizes). Throws
+/// std::runtime_error with one line "FILE: reason" on any problem.
+CheckpointFile readCheckpointFile(const std::string& path, bool withTensors);
+
+} // namespace ss::learn
