@@ -1,6 +1,7 @@
 // Run-store commands: runs, show, export, sweep, merge (see docs/STORE.md).
 #include <algorithm>
 #include <cstdio>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -254,13 +255,14 @@ int cmdSweep(Args& args)
         RunStore store(db);
         ExecOptions ex;
         ex.threads = int(jobs);
-        ex.skip = [&](const PlannedRun& r) { return store.hasRun(r.spec.id()); };
-        size_t written = 0, total = 0;
+        // Runs already in the file, looked up once (the count below and the executor's skip use the same set).
+        std::set<std::string> present;
+        for (const PlannedRun& r : plan.runs)
+            if (const std::string id = r.spec.id(); store.hasRun(id))
+                present.insert(id);
+        ex.skip = [&](const PlannedRun& r) { return present.count(r.spec.id()) > 0; };
+        size_t written = 0;
         int failures = 0;
-        ex.progress = [&](size_t done, size_t planned, double) {
-            total = planned;
-            return true;
-        };
         ex.onError = [&](size_t i, const std::string& e) {
             ++failures;
             std::fprintf(stderr, "[%s] %s %s: FAILED: %s\n", plan.runs[i].label.c_str(),
@@ -278,13 +280,10 @@ int cmdSweep(Args& args)
                              r.spec.traceSource.c_str(), r.spec.clusterSource.c_str(), r.label.c_str(),
                              out.summary.meanJctMin, out.wallSeconds, (long long)id);
         };
-        size_t already = 0;
-        for (const PlannedRun& r : plan.runs)
-            already += store.hasRun(r.spec.id()) ? 1 : 0;
+        const size_t already = present.size();
         std::fprintf(stderr, "sweep: %zu runs in total, %zu in this shard, %zu already in %s, %zu to run on %ld threads\n",
                      all.runs.size(), plan.runs.size(), already, db.c_str(), plan.runs.size() - already, jobs);
         executePlan(plan, ex);
-        (void)total;
         std::fprintf(stderr, "sweep: done, %zu written, %d failed; %lld runs in %s\n", written, failures,
                      (long long)store.runCount(), db.c_str());
         return failures ? 1 : 0;

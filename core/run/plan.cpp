@@ -1,11 +1,25 @@
 #include "run/plan.h"
 
+#include <algorithm>
+
 namespace ss {
 
 PlannedRun& ExperimentPlan::add(size_t idx, RunSpec spec)
 {
     const RunInputs& in = inputs.at(idx);
-    completeRunSpec(spec, *in.cluster, *in.trace, in.table.get());
+    // The inputs' fingerprints are computed once per inputs (a pass over the whole trace), not once per run.
+    const auto same = std::find_if(runs.rbegin(), runs.rend(), [&](const PlannedRun& r) { return r.inputs == idx; });
+    if (same == runs.rend()) {
+        completeRunSpec(spec, *in.cluster, *in.trace, in.table.get());
+    } else {
+        spec.policy = canonicalPolicyName(spec.policy);
+        spec.traceName = same->spec.traceName;
+        spec.traceFingerprint = same->spec.traceFingerprint;
+        spec.clusterName = same->spec.clusterName;
+        spec.clusterFingerprint = same->spec.clusterFingerprint;
+        spec.throughputsFingerprint = same->spec.throughputsFingerprint;
+        completeRunSpecCheckpoint(spec);
+    }
     spec.traceSource = in.traceSource;
     spec.clusterSource = in.clusterSource;
     PlannedRun r;

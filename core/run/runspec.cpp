@@ -154,10 +154,15 @@ void completeRunSpec(RunSpec& spec, const ClusterSpec& cluster, const Trace& tra
     spec.clusterName = cluster.name;
     spec.clusterFingerprint = cluster.fingerprint();
     spec.throughputsFingerprint = table && !table->empty() ? table->fingerprint() : std::string();
+    completeRunSpecCheckpoint(spec);
+}
+
+void completeRunSpecCheckpoint(RunSpec& spec)
+{
     // A learned policy reads its explicit checkpoint, else the shipped one for the cluster's name: the file's
     // bytes are part of what decides the run.
     spec.checkpointFile = !spec.options.checkpoint.empty() ? spec.options.checkpoint
-                                                           : shippedCheckpoint(spec.policy, cluster.name);
+                                                           : shippedCheckpoint(spec.policy, spec.clusterName);
     spec.checkpointHash = spec.checkpointFile.empty() ? std::string() : sha256File(spec.checkpointFile);
     if (!spec.checkpointFile.empty() && spec.checkpointHash.empty())
         spec.checkpointHash = "unreadable";

@@ -54,5 +54,7 @@ std::string shippedCheckpoint(const std::string& policy, const std::string& clus
 /// Fills the identity fields of `spec` from the inputs (fingerprints, checkpoint file and hash) and
 /// canonicalises the policy name. Idempotent.
 void completeRunSpec(RunSpec& spec, const ClusterSpec& cluster, const Trace& trace, const ThroughputTable* table);
+/// The checkpoint part alone (file and hash), for a spec whose policy and clusterName are set.
+void completeRunSpecCheckpoint(RunSpec& spec);
 
 } // namespace ss
