@@ -154,6 +154,13 @@ Scenario scenarioFromJson(const std::string& text, const std::string& baseDir, c
         }
     }
     s.perf = r.string(root, "perf", "ideal");
+    if (const JsonValue* pf = root.find("perf")) {
+        try {
+            (void)PerfConfig::parse(s.perf); // a bad performance model is the file's error, not the run's
+        } catch (const std::exception& e) {
+            r.fail(*pf, "perf", e.what());
+        }
+    }
     if (const JsonValue* p = root.find("policies")) {
         if (!p->isArray())
             r.fail(*p, "policies", "expected an array of policy names");

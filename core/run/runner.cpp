@@ -1,6 +1,9 @@
 #include "run/runner.h"
 
 #include <chrono>
+#include <stdexcept>
+
+#include "sim/invariants.h"
 
 namespace ss {
 
@@ -93,6 +96,21 @@ RunOutput runSimulation(const ClusterSpec& cluster, const Trace& traceIn, const 
     out.summary.decisions = sim.decisions();
     out.jobs = metrics.takeJobs();
     out.series = metrics.series();
+    if (const InvariantChecker* inv = sim.invariants(); inv && !out.cancelled) {
+        std::vector<double> fees;
+        fees.reserve(out.jobs.size());
+        for (const JobRecord& r : out.jobs)
+            fees.push_back(r.fee);
+        const std::string err = inv->compareFees(fees, out.summary.totalFeeUsd);
+        if (!err.empty())
+            throw std::logic_error("invariant violated: " + err);
+        const int ended = out.summary.finished + out.summary.rejected + out.summary.unfinished;
+        if (ended != out.summary.jobs || out.summary.finished != inv->finished() || out.summary.rejected != inv->rejected())
+            throw std::logic_error("invariant violated: metrics count " + std::to_string(out.summary.finished) + " finished and "
+                                   + std::to_string(out.summary.rejected) + " rejected of " + std::to_string(out.summary.jobs)
+                                   + " jobs, the engine's events " + std::to_string(inv->finished()) + " and "
+                                   + std::to_string(inv->rejected()));
+    }
     return out;
 }
 

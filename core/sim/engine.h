@@ -67,11 +67,13 @@ struct RunConfig {
     int denseAffinityMaxMachines = 512; ///< up to this many machines, every machine's affinity is kept
     int sparseAffinityTopK = 32;   ///< above it, only the best K machines are kept
     double maxTime = kInf;         ///< stop the clock here (jobs still running become Unfinished)
-    bool checkInvariants = false;  ///< full consistency check after every decision (tests)
+    bool checkInvariants = false;  ///< full consistency check after every decision, and an independent ledger
+                                   ///< of every event (sim/invariants.h); also on with SCHEDSTUDIO_CHECK_INVARIANTS=1
 };
 
 class Simulator;
 class SchedContext;
+class InvariantChecker;
 
 /// A policy invalid action (double booking, unknown job, ...) — a bug in the policy.
 class PolicyError : public std::logic_error {
@@ -219,6 +221,9 @@ public:
     int completedJobs() const { return m_completed; }
     int pendingCount() const { return m_pending.size(); }
     int runningCount() const { return int(m_running.size()); }
+    /// The invariant ledger when invariants are checked (RunConfig::checkInvariants or
+    /// SCHEDSTUDIO_CHECK_INVARIANTS=1), else null.
+    const InvariantChecker* invariants() const { return m_checker.get(); }
 
 private:
     friend class SchedContext;
@@ -256,6 +261,7 @@ private:
     SchedContext m_ctx;
     std::vector<JobRuntime> m_rt;
     std::vector<SimObserver*> m_obs;
+    std::unique_ptr<InvariantChecker> m_checker;
     CompletionHeap m_completions;
     std::priority_queue<double, std::vector<double>, std::greater<double>> m_wakes;
     PendingQueue m_pending;
