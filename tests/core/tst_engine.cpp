@@ -9,6 +9,7 @@
 #include "metrics/metrics.h"
 #include "sim/decisionlog.h"
 #include "sim/engine.h"
+#include "sim/invariants.h"
 
 using namespace ss;
 
@@ -175,6 +176,87 @@ private Q_SLOTS:
         QCOMPARE(mc.jobs()[0].fee, (2 * 2.0 + 1 * 1.0) * 2.0);
         QCOMPARE(mc.summary().totalFeeUsd, 10.0);
         QCOMPARE(mc.jobs()[0].gpuSeconds, 3 * 7200.0);
+    }
+
+    void invariantLedgerCatchesEachBrokenPromise()
+    {
+        // The ledger that every test run carries (SCHEDSTUDIO_CHECK_INVARIANTS) must refuse each broken
+        // promise when fed the events of an engine or policy gone wrong.
+        const ClusterSpec c = smallCluster();
+        const Trace t = trace({{0, 2, 100}, {0, 2, 100}, {5, 1, 10}});
+        PerfModel perf(c, t, {}, 1);
+        RunConfig cfg;
+        const SimSetup setup{c, t, perf, cfg};
+        auto rt = [](std::vector<GpuSlot> s) {
+            JobRuntime r;
+            r.slots = std::move(s);
+            return r;
+        };
+        auto expectViolation = [&](const char* rule, auto events) {
+            InvariantChecker k;
+            k.onRunStart(setup);
+            try {
+                events(k);
+            } catch (const std::logic_error& e) {
+                QVERIFY2(std::string(e.what()).find("invariant violated") == 0, e.what());
+                return;
+            }
+            QFAIL(rule);
+        };
+        expectViolation("double booking", [&](InvariantChecker& k) {
+            k.onJobArrived(0, 0);
+            k.onJobArrived(0, 1);
+            k.onJobStarted(0, 0, rt({{0, 1000}, {1, 1000}}));
+            k.onJobStarted(0, 1, rt({{1, 1000}, {2, 1000}}));
+        });
+        expectViolation("finished twice", [&](InvariantChecker& k) {
+            k.onJobArrived(0, 0);
+            k.onJobStarted(0, 0, rt({{0, 1000}, {1, 1000}}));
+            k.onJobStopped(100, 0, rt({{0, 1000}, {1, 1000}}), true);
+            k.onJobStopped(100, 0, rt({{0, 1000}, {1, 1000}}), true);
+        });
+        expectViolation("started before arriving", [&](InvariantChecker& k) { k.onJobStarted(0, 2, rt({{0, 1000}})); });
+        expectViolation("arrived before its submit time", [&](InvariantChecker& k) { k.onJobArrived(1, 2); });
+        expectViolation("clock backwards", [&](InvariantChecker& k) {
+            k.onJobArrived(5, 2);
+            k.onJobArrived(0, 0);
+        });
+        expectViolation("wrong GPU count", [&](InvariantChecker& k) {
+            k.onJobArrived(0, 0);
+            k.onJobStarted(0, 0, rt({{0, 1000}}));
+        });
+        expectViolation("released other GPUs", [&](InvariantChecker& k) {
+            k.onJobArrived(0, 0);
+            k.onJobStarted(0, 0, rt({{0, 1000}, {1, 1000}}));
+            k.onJobStopped(50, 0, rt({{2, 1000}, {3, 1000}}), false);
+        });
+        expectViolation("still running at the end", [&](InvariantChecker& k) {
+            k.onJobArrived(0, 0);
+            k.onJobStarted(0, 0, rt({{0, 1000}, {1, 1000}}));
+            k.onRunEnd(10);
+        });
+        expectViolation("rejected after finishing", [&](InvariantChecker& k) {
+            k.onJobArrived(5, 2);
+            k.onJobStarted(5, 2, rt({{3, 1000}}));
+            k.onJobStopped(15, 2, rt({{3, 1000}}), true);
+            k.onJobRejected(15, 2, "late");
+        });
+        // fees: the ledger's own sum against what metrics report
+        InvariantChecker k;
+        k.onRunStart(setup);
+        k.onJobArrived(5, 2);
+        k.onJobStarted(5, 2, rt({{2, 1000}}));  // machine 1: type B, $1/h
+        k.onJobStopped(3605, 2, rt({{2, 1000}}), true);
+        QCOMPARE(k.fee(2), 1.0);
+        QVERIFY(k.compareFees({0, 0, 1.0}, 1.0).empty());
+        QVERIFY(!k.compareFees({0, 0, 1.5}, 1.5).empty());
+        QVERIFY(!k.compareFees({0, 0, 1.0}, 2.0).empty());
+        // and a real run under the engine keeps every rule
+        TestFifo p;
+        Simulator sim(c, t, p, idealCfg());
+        QVERIFY(sim.invariants());
+        QVERIFY(sim.run());
+        QCOMPARE(sim.invariants()->finished(), 3);
     }
 
     void commAndInterferenceSlowdown()
