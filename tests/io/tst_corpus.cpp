@@ -13,6 +13,7 @@
 #include "io/runio.h"
 #include "io/traceio.h"
 #include "store/runstore.h"
+#include "../fuzz/fuzz_trace_options.h"
 
 using namespace ss;
 namespace fs = std::filesystem;
@@ -91,8 +92,29 @@ private Q_SLOTS:
     {
         const auto dirs = filesUnder(m_root / "trace");
         QVERIFY(dirs.size() >= 100);
+        auto check = [](const std::string& path, const TraceReadOptions& o) {
+            TraceReadReport rep;
+            const Trace t = readTrace(path, o, &rep);
+            if (!t.jobs.empty() && t.jobs.front().submit != 0)
+                return std::string("first submit is not rebased to 0");
+            if (rep.jobs != long(t.jobs.size()))
+                return "report counts " + std::to_string(rep.jobs) + " jobs, trace holds " + std::to_string(t.jobs.size());
+            return t.validate();
+        };
         for (const fs::path& p : dirs) {
             const std::string fmt = p.parent_path().filename().string();
+            if (fmt == "fuzz") {
+                // fuzz_trace's findings: the first byte chose the reader and options, the rest is the file
+                const std::string bytes = slurp(p);
+                if (bytes.empty())
+                    continue;
+                const fs::path body = fs::temp_directory_path() / ("tst_corpus-" + std::to_string(getpid()) + "-" + p.filename().string());
+                std::ofstream(body, std::ios::binary) << bytes.substr(1);
+                const TraceReadOptions o = ssfuzz::traceOptionsFromByte(uint8_t(bytes[0]));
+                replay("trace", body, [&](const std::string& path) { return check(path, o); });
+                fs::remove(body);
+                continue;
+            }
             for (const std::string& format : {fmt, std::string("auto")}) {
                 TraceReadOptions o;
                 o.format = format == "csv" ? "csv" : format;
@@ -103,15 +125,7 @@ private Q_SLOTS:
                 }
                 for (bool skip : {false, true}) {
                     o.skipBadRows = skip;
-                    replay("trace", p, [&](const std::string& path) {
-                        TraceReadReport rep;
-                        const Trace t = readTrace(path, o, &rep);
-                        if (!t.jobs.empty() && t.jobs.front().submit != 0)
-                            return std::string("first submit is not rebased to 0");
-                        if (rep.jobs != long(t.jobs.size()))
-                            return "report counts " + std::to_string(rep.jobs) + " jobs, trace holds " + std::to_string(t.jobs.size());
-                        return t.validate();
-                    });
+                    replay("trace", p, [&](const std::string& path) { return check(path, o); });
                 }
             }
         }

@@ -18,7 +18,7 @@ namespace {
 const QString kTrace = QStringLiteral(SS_SOURCE_DIR "/sample-traces/das-small-1000.csv");
 const QStringList kPolicies = {QStringLiteral("fifo+firstfit"), QStringLiteral("sjf+bestfit"), QStringLiteral("las+consolidate"),
                                QStringLiteral("tetris")};
-constexpr int kSeeds = 8;
+constexpr int kSeeds = 5;
 
 struct DbCheck {
     QString error;        // "" when the database is consistent
@@ -139,7 +139,7 @@ private Q_SLOTS:
                                   QStringLiteral("--jobs"), QStringLiteral("1"), QStringLiteral("--keep-log"), QStringLiteral("--quiet")};
         const int total = int(kPolicies.size()) * kSeeds;
         int killedAt = 0;
-        for (auto [atLeast, extra] : {std::pair{1, 3}, std::pair{6, 11}}) {
+        for (auto [atLeast, extra] : {std::pair{1, 3}, std::pair{4, 11}}) {
             const int seen = killWhenRuns(QStringLiteral(SS_CLI), args, db, killedAt + atLeast, extra);
             QVERIFY2(seen != -2, "the CLI did not start");
             if (seen == -1)
