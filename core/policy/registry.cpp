@@ -355,7 +355,7 @@ std::string validatePolicyParams(const std::string& policy, const std::map<std::
         return s.empty() ? std::string("none") : s;
     };
     for (const auto& [key, value] : params) {
-        const auto it = std::find_if(info.params.begin(), info.params.end(), [&](const ParamSpec& p) { return p.key == key; });
+        const auto it = std::find_if(info.params.begin(), info.params.end(), [&k = key](const ParamSpec& p) { return p.key == k; });
         if (it == info.params.end()) {
             // a key another policy declares is for that policy: compare and sweep pass one --param set to
             // every policy they run (e.g. das.untrained=1 beside fifo+firstfit)

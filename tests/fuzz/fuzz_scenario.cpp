@@ -2,6 +2,7 @@
 #include <cstdint>
 #include <string>
 
+#include "io/ioerror.h"
 #include "io/json.h"
 #include "io/runio.h"
 
