@@ -23,6 +23,7 @@ constexpr int kClusterVersion = 1;
 // Published machine lists carry no rack information; machines are grouped into racks of this size, in file
 // order, so that placement locality still means something (documented in docs/FORMATS.md).
 constexpr int kMachinesPerRack = 32;
+constexpr int kMaxGpusPerMachine = 4096; // the native JSON reader takes the same bound
 
 // Same figures as the presets (core/model/clusterspec.cpp): list prices per GPU-hour, speeds relative to V100.
 GpuType knownGpuType(const std::string& name, double memGbIfUnknown = 16)
@@ -42,6 +43,18 @@ GpuType knownGpuType(const std::string& name, double memGbIfUnknown = 16)
         return {"K80", 0.90, 12, 0.22};
     // MISC and the undisclosed openb types G1-G3: the MISC assumption of the presets.
     return {name, 1.00, memGbIfUnknown, 0.70};
+}
+
+/// A machine's GPU count from a list file: a whole number 0..4096 (a bigger one is a typo or garbage, and
+/// would otherwise be allocated GPU by GPU).
+int machineGpus(std::string_view text, const FieldRef& at)
+{
+    const int64_t n = parseInt(text, at);
+    if (n < 0)
+        fail(at, "negative");
+    if (n > kMaxGpusPerMachine)
+        fail(at, std::to_string(n) + " GPUs on one machine (at most " + std::to_string(kMaxGpusPerMachine) + ")");
+    return int(n);
 }
 
 struct ClusterBuilder {
@@ -112,9 +125,7 @@ ClusterSpec readPhillyMachines(const std::string& file)
         const double memGb = parseNumber(mem, {file, ln, "single GPU mem"});
         Machine m;
         m.name = std::string(trim(v[0]));
-        m.gpus = int(parseInt(v[1], {file, ln, "number of GPUs"}));
-        if (m.gpus < 0)
-            fail({file, ln, "number of GPUs"}, "negative");
+        m.gpus = machineGpus(v[1], {file, ln, "number of GPUs"});
         // Philly's GPU models are not published; types are named by memory (12 GB and 24 GB boards).
         GpuType g = knownGpuType("philly-" + formatDouble(memGb) + "gb", memGb);
         m.type = b.type(g);
@@ -147,9 +158,7 @@ ClusterSpec readPaiMachineSpec(const std::string& file)
         m.name = std::string(trim(v[0]));
         m.cpus = parseNumber(v[2], {file, ln, "cap_cpu"});
         m.memoryGb = parseNumber(v[3], {file, ln, "cap_mem"});
-        m.gpus = int(parseInt(v[4], {file, ln, "cap_gpu"}));
-        if (m.gpus < 0)
-            fail({file, ln, "cap_gpu"}, "negative");
+        m.gpus = machineGpus(v[4], {file, ln, "cap_gpu"});
         const std::string_view t = trim(v[1]);
         if (m.gpus == 0 || iequals(t, "CPU")) {
             m.gpus = 0;
@@ -191,9 +200,7 @@ ClusterSpec readOpenbNodes(const std::string& file)
         m.name = std::string(trim(v[size_t(cSn)]));
         m.cpus = parseNumber(v[size_t(cCpu)], {file, ln, "cpu_milli"}) / 1000.0;
         m.memoryGb = parseNumber(v[size_t(cMem)], {file, ln, "memory_mib"}) / 1024.0;
-        m.gpus = int(parseInt(v[size_t(cGpu)], {file, ln, "gpu"}));
-        if (m.gpus < 0)
-            fail({file, ln, "gpu"}, "negative");
+        m.gpus = machineGpus(v[size_t(cGpu)], {file, ln, "gpu"});
         const std::string_view model = trim(v[size_t(cModel)]);
         m.type = (m.gpus > 0 && !model.empty()) ? b.type(knownGpuType(std::string(model))) : -1;
         if (m.gpus > 0 && model.empty())
@@ -237,6 +244,8 @@ ClusterSpec readTiresiasSpec(const std::string& file)
         fail({file, ln, "num_node_p_switch"}, "must be 1..100000");
     if (gpus < 0 || gpus > 1024)
         fail({file, ln, "num_gpu_p_node"}, "must be 0..1024");
+    if (sw * nodes > 1000000)
+        fail({file, ln, "num_node_p_switch"}, std::to_string(sw * nodes) + " machines in all (at most 1000000)");
     ClusterSpec c;
     // Tiresias ran on P100s (NSDI'19 testbed).
     c.types.push_back(knownGpuType("P100"));
@@ -467,7 +476,7 @@ ClusterSpec clusterFromJson(const std::string& text, const std::string& file)
         m.type = c.typeIndex(tn);
         if (m.type < 0)
             jr.fail(mj, sub("machines", i, "gpu_type"), "unknown GPU type '" + tn + "'");
-        if (gpus < 0 || gpus != std::floor(gpus) || gpus > 4096)
+        if (gpus < 0 || gpus != std::floor(gpus) || gpus > kMaxGpusPerMachine)
             jr.fail(mj, sub("machines", i, "gpus"), "must be a whole number 0..4096");
         m.gpus = int(gpus);
         if (m.cpus < 0 || m.memoryGb < 0)

@@ -184,6 +184,25 @@ private Q_SLOTS:
             QCOMPARE(e.line(), 2L);
             QCOMPARE(e.field(), std::string("memory_mib"));
         }
+        // Found by fuzz_cluster (tests/corpus/cluster/finding-oom-*): a GPU count of 99999999999 was cut to an
+        // int and then allocated GPU by GPU (4.8 GB). Every list reader bounds it, as the JSON reader does.
+        const std::pair<std::string, std::string> huge[] = {
+            {"machineId, number of GPUs, single GPU mem\nm0,99999999999, 12GB\n", "number of GPUs"},
+            {"a,V100,96,512,5000\n", "cap_gpu"},
+            {"sn,cpu_milli,memory_mib,gpu,model\nn1,96000,786432,4097,G2\n", "gpu"},
+            {"num_switch,num_node_p_switch,num_gpu_p_node,num_cpu_p_node,mem_p_node\n10000,100000,8,40,256\n",
+             "num_node_p_switch"}};
+        int k = 0;
+        for (const auto& [text, field] : huge) {
+            const auto p = write("huge" + std::to_string(++k) + ".csv", text);
+            try {
+                readCluster(p);
+                QFAIL(("no error for " + text).c_str());
+            } catch (const IoError& e) {
+                QCOMPARE(e.line(), 2L - (field == "cap_gpu"));
+                QCOMPARE(e.field(), field);
+            }
+        }
     }
 
     void realClusters_data()
