@@ -12,6 +12,7 @@ PKGS=(
   libsqlite3-dev sqlite3
   coinor-libcbc-dev coinor-libclp-dev
   xvfb xauth
+  slurm-wlm munge
 )
 
 missing=()

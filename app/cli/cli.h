@@ -27,6 +27,13 @@ public:
     bool has(const std::string& name) const;
     std::vector<std::string> getAll(const std::string& name); ///< repeated --name VALUE
     const std::vector<std::string>& positionals() const { return m_pos; }
+    /// Every option as given, in key order (value empty and `flag` set for a bare --flag); for commands that
+    /// issue themselves again with some options changed (sweep --slurm). Marks nothing as used.
+    struct Option {
+        std::string key, value;
+        bool flag = false;
+    };
+    std::vector<Option> options() const;
     /// Throws UsageError naming any option that no call asked for.
     void finish() const;
 

@@ -1,6 +1,7 @@
 // Run-store commands: runs, show, export, sweep, merge (see docs/STORE.md).
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -12,6 +13,7 @@
 #include "loaders.h"
 #include "policy/registry.h"
 #include "run/executor.h"
+#include "slurm.h"
 #include "storehook.h"
 #include "store/runstore.h"
 
@@ -197,6 +199,11 @@ int cmdSweep(Args& args)
     std::shared_ptr<const ThroughputTable> table;
     if (ThroughputTable t = loadThroughputsFromArgs(args); !t.empty())
         table = std::make_shared<const ThroughputTable>(std::move(t));
+    // --slurm: a job array of --slurm-tasks shards, each into its own database, merged by a dependent task
+    const bool slurm = args.flag("slurm");
+    if (slurm && !shard.empty())
+        throw UsageError("--slurm makes the shards itself: leave out --shard");
+    const SlurmArray slurmArray = slurm ? slurmArrayFromArgs(args, "sweep", db) : SlurmArray {};
     args.finish();
     if (tracePaths.empty() || clusterArgs.empty() || policyArgs.empty())
         throw UsageError("sweep needs at least one trace, cluster and policy");
@@ -228,6 +235,12 @@ int cmdSweep(Args& args)
         } catch (const std::invalid_argument& e) {
             throw UsageError(std::string("--policies: ") + e.what());
         }
+    }
+    if (slurm) {
+        for (const std::string& path : tracePaths)
+            if (!std::ifstream(path))
+                throw IoError(path, 0, "", "cannot open the trace");
+        return submitSlurmArray(slurmArray);
     }
     std::vector<std::shared_ptr<const Trace>> traces;
     for (const std::string& path : tracePaths)
@@ -317,8 +330,9 @@ CliCommand exportCmd("export",
                      &cmdExport);
 CliCommand sweepCmd("sweep",
                     "--traces A,B --clusters X,Y --policies P,Q [--seeds 1,2,5-8] --db FILE [--jobs N] "
-                    "[--shard i/N] [--experiment NAME] [--perf SPEC] [--keep-log] [--quiet]  run the cross "
-                    "product into a database (resumable)",
+                    "[--shard i/N] [--experiment NAME] [--perf SPEC] [--keep-log] [--quiet] [--slurm [--slurm-tasks N] "
+                    "[--slurm-dir DIR] [--slurm-opt OPT]... [--slurm-no-submit]]  run the cross product into a database "
+                    "(resumable); --slurm: as a Slurm job array of N shards merged by a dependent task",
                     &cmdSweep);
 CliCommand mergeCmd("merge", "--db OUT IN1 [IN2 ...]  copy runs of other databases (deduplicated by key)",
                     &cmdMerge);

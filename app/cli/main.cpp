@@ -51,6 +51,14 @@ Args::Args(int argc, char** argv, int first)
 
 bool Args::has(const std::string& name) const { return m_opts.count(name) > 0; }
 
+std::vector<Args::Option> Args::options() const
+{
+    std::vector<Option> out;
+    for (const auto& [k, v] : m_opts)
+        out.push_back(v == kFlagOnly ? Option {k, {}, true} : Option {k, v, false});
+    return out;
+}
+
 bool Args::flag(const std::string& name)
 {
     auto it = m_opts.find(name);

@@ -7,6 +7,18 @@ namespace ss {
 namespace {
 using namespace placeutil;
 
+/// The n-th machine (id order) with >= k free GPUs of one of `types`.
+int nthWithFree(const ClusterState& s, const TypeList& types, int k, int n)
+{
+    if (types.size() == 1)
+        return s.nthMachineWithFree(k, n, types[0]);
+    // several types: merge their id orders by stepping through the machines that hold the job
+    int m = firstWithFree(s, types, k, 0);
+    for (; m >= 0 && n > 0; --n)
+        m = firstWithFree(s, types, k, m + 1);
+    return m;
+}
+
 class RandomPlacement final : public Placement {
 public:
     bool place(SchedContext& ctx, int job, std::vector<GpuSlot>& out, std::vector<float>* scores) override
@@ -42,11 +54,13 @@ public:
                     (*scores)[size_t(m)] = fr >= f.k ? 1.0f : 0.5f;
         if (freeOfTypes(f.s, f.types) < f.k)
             return false;
-        std::vector<int> one;
-        for (int m = firstWithFree(f.s, f.types, f.k, 0); m >= 0; m = firstWithFree(f.s, f.types, f.k, m + 1))
-            one.push_back(m);
-        if (!one.empty()) {
-            const int m = one[size_t(ctx.rng().below(one.size()))];
+        // the machines that hold the job, in id order, counted and indexed through the state's free-level
+        // bitsets (no list of them is built)
+        int one = 0;
+        for (int t : f.types)
+            one += f.s.countMachinesWithFree(f.k, t);
+        if (one > 0) {
+            const int m = nthWithFree(f.s, f.types, f.k, int(ctx.rng().below(uint64_t(one))));
             takeWhole(f.s, f.c, m, f.k, out);
             if (scores)
                 (*scores)[size_t(m)] = 2.0f;

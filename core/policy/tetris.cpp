@@ -38,11 +38,17 @@ void TetrisScheduler::reset(const SimSetup& setup)
     m_trace = &setup.trace;
     m_cpuUsed.assign(size_t(setup.cluster.machineCount()), 0.0);
     m_memUsed.assign(size_t(setup.cluster.machineCount()), 0.0);
+    m_decision = 0;
+    m_checked.assign(size_t(setup.cluster.machineCount()), 0);
+    m_candSince.assign(setup.trace.jobs.size(), 0);
+    m_candLast.assign(setup.trace.jobs.size(), 0);
 }
 
 // CPU and memory of a job are split over its machines in proportion to the GPU share held there.
 void TetrisScheduler::charge(int job, const std::vector<GpuSlot>& slots, double sign)
 {
+    for (const GpuSlot& s : slots)
+        m_checked[size_t(m_cluster->machineOfGpu(s.gpu))] = 0; // its fit changed
     const Job& jb = m_trace->jobs[size_t(job)];
     if (slots.empty() || (jb.cpu <= 0 && jb.memGb <= 0))
         return;
@@ -184,14 +190,100 @@ void TetrisScheduler::schedule(SchedContext& ctx)
     auto nextMachine = [&](int from) {
         return anyFrac ? st.firstMachineWithFreeMilli(minMilli, from) : st.firstMachineWithFree(minWhole, from);
     };
+    // what fitsOn reads of each candidate, unpacked once per decision: the machine loop below visits every
+    // machine with room and tests every candidate on it, so this test is the policy's inner loop
+    struct Need {
+        uint64_t mask;
+        int whole, milli;
+        bool frac;
+        double cpu, mem;
+    };
+    std::vector<Need> need(cands.size());
+    for (size_t i = 0; i < cands.size(); ++i) {
+        const Job& jb = ctx.job(cands[i]);
+        need[i] = {ctx.rt(cands[i]).typeMask, jb.fractional() ? 0 : jb.wholeGpus(), jb.fractional() ? jb.milli() : 0,
+                   jb.fractional(), jb.cpu, jb.memGb};
+    }
+    // candidates of one GPU shape pass or fail the type and GPU tests together: a machine where no shape
+    // fits is skipped after one test per shape
+    std::vector<int> shapeOf(cands.size());
+    std::vector<Need> shapes;
+    for (size_t i = 0; i < cands.size(); ++i) {
+        size_t k = 0;
+        while (k < shapes.size() && !(shapes[k].mask == need[i].mask && shapes[k].frac == need[i].frac
+                                      && shapes[k].whole == need[i].whole && shapes[k].milli == need[i].milli))
+            ++k;
+        if (k == shapes.size())
+            shapes.push_back(need[i]);
+        // the shape's least CPU and memory (0 = some candidate asks for none): a lower bound on what any of
+        // its candidates needs on a machine
+        shapes[k].cpu = std::min(shapes[k].cpu, std::max(0.0, need[i].cpu));
+        shapes[k].mem = std::min(shapes[k].mem, std::max(0.0, need[i].mem));
+        shapeOf[i] = int(k);
+    }
+    std::vector<char> shapeFits(shapes.size());
+    auto gpusFit = [&](const Need& n, int m) {
+        const Machine& mc = cl.machines[size_t(m)];
+        if (mc.type >= 64 || !((n.mask >> mc.type) & 1ULL))
+            return false;
+        if (n.frac ? st.maxFreeMilliOn(m) < n.milli : st.freeGpus(m) < n.whole)
+            return false;
+        if (mc.cpus > 0 && n.cpu > 0 && mc.cpus - m_cpuUsed[size_t(m)] + 1e-9 < std::min<double>(n.cpu, mc.cpus))
+            return false;
+        if (mc.memoryGb > 0 && n.mem > 0 && mc.memoryGb - m_memUsed[size_t(m)] + 1e-9 < std::min<double>(n.mem, mc.memoryGb))
+            return false;
+        return true;
+    };
+    auto fitsFast = [&](size_t i, int m) { // = fitsOn(ctx, cands[i], m), given shapeFits for m
+        const Need& n = need[i];
+        const Machine& mc = cl.machines[size_t(m)];
+        if (!shapeFits[size_t(shapeOf[i])])
+            return false;
+        if (mc.cpus > 0 && n.cpu > 0 && mc.cpus - m_cpuUsed[size_t(m)] + 1e-9 < std::min<double>(n.cpu, mc.cpus))
+            return false;
+        if (mc.memoryGb > 0 && n.mem > 0 && mc.memoryGb - m_memUsed[size_t(m)] + 1e-9 < std::min<double>(n.mem, mc.memoryGb))
+            return false;
+        return true;
+    };
+    // candidates by how long they have been candidates, newest first: a machine unchanged since it was last
+    // found to fit none is tested only against the candidates that joined since
+    ++m_decision;
+    std::vector<size_t> byAge(cands.size());
+    for (size_t i = 0; i < cands.size(); ++i) {
+        const size_t j = size_t(cands[i]);
+        if (m_candLast[j] + 1 != m_decision)
+            m_candSince[j] = m_decision;
+        m_candLast[j] = m_decision;
+        byAge[i] = i;
+    }
+    std::stable_sort(byAge.begin(), byAge.end(), [&](size_t a, size_t b) {
+        return m_candSince[size_t(cands[a])] > m_candSince[size_t(cands[b])];
+    });
+    std::vector<int> here;
     for (int m = nextMachine(0); m >= 0 && !cands.empty(); m = nextMachine(m + 1)) {
         for (;;) {
-            std::vector<int> here;
-            for (int j : cands)
-                if (fitsOn(ctx, j, m))
-                    here.push_back(j);
-            if (here.empty())
+            here.clear();
+            if (const uint64_t known = m_checked[size_t(m)]; known > 0) {
+                // unchanged since a decision where no candidate of then fitted: only later candidates can
+                for (size_t o = 0; o < byAge.size() && m_candSince[size_t(cands[byAge[o]])] > known; ++o)
+                    if (gpusFit(need[byAge[o]], m))
+                        here.push_back(int(byAge[o]));
+                std::sort(here.begin(), here.end()); // back to queue order
+                for (int& i : here)
+                    i = cands[size_t(i)];
+            } else {
+                bool any = false;
+                for (size_t k = 0; k < shapes.size(); ++k)
+                    any = (shapeFits[k] = gpusFit(shapes[k], m) ? 1 : 0) || any;
+                if (any)
+                    for (size_t i = 0; i < cands.size(); ++i)
+                        if (fitsFast(i, m))
+                            here.push_back(cands[i]);
+            }
+            if (here.empty()) {
+                m_checked[size_t(m)] = m_decision;
                 break;
+            }
             const double w = weightOn(here, m);
             int best = -1;
             double bestS = 0;
@@ -218,7 +310,13 @@ void TetrisScheduler::schedule(SchedContext& ctx)
                 ctx.recordPlacement(best, slots, affinityOf(best), "tetris: best packing score on machine " + cl.machines[size_t(m)].name);
             charge(best, slots, +1.0);
             ctx.start(best, slots, "tetris");
-            cands.erase(std::find(cands.begin(), cands.end(), best));
+            const size_t at = size_t(std::find(cands.begin(), cands.end(), best) - cands.begin());
+            cands.erase(cands.begin() + long(at));
+            need.erase(need.begin() + long(at));
+            shapeOf.erase(shapeOf.begin() + long(at));
+            byAge.erase(std::find(byAge.begin(), byAge.end(), at));
+            for (size_t& o : byAge)
+                o -= o > at ? 1 : 0;
         }
     }
     // gang jobs larger than any machine: FIFO, spanning

@@ -1,6 +1,7 @@
 #pragma once
 // Tetris (Grandl et al., SIGCOMM'14) as a joint ordering + placement policy, in the multi-resource form
 // DL2's tetris_env.py uses (GPU, CPU, memory per machine). See tetris.cpp for the variant chosen.
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -27,6 +28,11 @@ private:
     const ClusterSpec* m_cluster = nullptr;
     const Trace* m_trace = nullptr;
     std::vector<double> m_cpuUsed, m_memUsed;
+    // Incremental fit tests: m_checked[m] = the decision at which no candidate fitted machine m, unchanged
+    // since (0 = unknown; a start or stop on m clears it); a job has been a candidate in every decision from
+    // m_candSince[job] to m_candLast[job].
+    uint64_t m_decision = 0;
+    std::vector<uint64_t> m_checked, m_candSince, m_candLast;
     void charge(int job, const std::vector<GpuSlot>& slots, double sign);
     bool fitsOn(const SchedContext& ctx, int job, int m) const;
     double align(const SchedContext& ctx, int job, int m) const;

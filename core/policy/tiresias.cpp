@@ -186,7 +186,7 @@ void PreemptiveScheduler::reset(const SimSetup& setup)
     m_budSave.assign(m_types, 0);
     const size_t n = setup.trace.jobs.size();
     m_use.assign(n * m_types, 0);
-    m_runSet.clear();
+    m_runIdx.reset(n, m_types);
     m_runKey.assign(n, Key {});
     m_inRun.assign(n, 0);
     m_cross.clear();
@@ -291,14 +291,14 @@ void PreemptiveScheduler::runInsert(int j, const Key& k)
 {
     m_runKey[size_t(j)] = k;
     m_inRun[size_t(j)] = 1;
-    m_runSet.insert(PItem {k, j});
+    m_runIdx.insert(j, k, &m_use[size_t(j) * m_types]);
 }
 
 void PreemptiveScheduler::runErase(int j)
 {
     if (!m_inRun[size_t(j)])
         return;
-    m_runSet.erase(PItem {m_runKey[size_t(j)], j});
+    m_runIdx.erase(j);
     m_inRun[size_t(j)] = 0;
 }
 
@@ -527,7 +527,7 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
         }
     };
 
-    // Running jobs in priority order: LAS keeps them ordered (m_runSet); SRTF and Gittins keys move with
+    // Running jobs in priority order: LAS keeps them ordered (m_runIdx); SRTF and Gittins keys move with
     // time at a per-job rate, so they are recomputed and sorted when the full walk needs them.
     const bool ordered = m_order == PreemptOrder::Las;
     std::vector<std::pair<Key, int>>& run = m_runScratch;
@@ -559,7 +559,7 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
         bool haveKmax = false;
         int qmax = -1;
         if (ordered) {
-            kmax = std::prev(m_runSet.end())->key;
+            kmax = m_runIdx.last().key;
             haveKmax = true;
         } else if (las) {
             for (int q = int(m_runInQ.size()) - 1; q >= 0 && qmax < 0; --q)
@@ -615,10 +615,13 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
     for (size_t b = 0; b < m_buckets.size(); ++b)
         cur[b] = m_buckets[b].items.begin();
     size_t ri = 0;
-    auto rit = m_runSet.begin();
-    auto haveRunning = [&] { return fullWalk && (ordered ? rit != m_runSet.end() : ri < run.size()); };
+    auto haveRunning = [&] { return fullWalk && !ordered && ri < run.size(); };
     int pb = -1;
     bool stale = true;
+    // LAS: the running jobs between two waiting jobs of the walk are a stretch of the index, kept in one step
+    // while they fit (m_runIdx sums what they hold); only a job that does not fit is visited (preempted)
+    RunIndex::Pos runFrom {};
+    bool haveRunFrom = false;
     for (;;) {
         // the best waiting job that fits what is left; budget only shrinks, so the cached best stays best
         // while it still fits, and whether it still fits matters only once it is ahead of the next running job
@@ -632,10 +635,28 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
             }
             stale = false;
         }
+        if (ordered && fullWalk) {
+            // running jobs ahead of the waiting one (a running job goes first on an equal key, as below)
+            RunIndex::Pos to {};
+            if (pb >= 0)
+                to = {cur[size_t(pb)]->key, std::numeric_limits<int>::max()};
+            for (;;) {
+                const int j = m_runIdx.firstNotFitting(haveRunFrom ? &runFrom : nullptr, pb >= 0 ? &to : nullptr, bud.data());
+                if (j < 0)
+                    break;
+                toPreempt.push_back(j);
+                runFrom = {m_runKey[size_t(j)], j};
+                haveRunFrom = true;
+            }
+            if (pb < 0)
+                break;
+            runFrom = to;
+            haveRunFrom = true;
+        }
         const bool haveRun = haveRunning();
         if (pb < 0 && !haveRun)
             break;
-        if (pb >= 0 && (!haveRun || cur[size_t(pb)]->key < (ordered ? rit->key : run[ri].first))) {
+        if (pb >= 0 && (!haveRun || cur[size_t(pb)]->key < run[ri].first)) {
             if (!fits(m_buckets[size_t(pb)].mask, m_buckets[size_t(pb)].milli)) {
                 stale = true;
                 continue;
@@ -647,7 +668,7 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
             stale = true;
             continue;
         }
-        const int j = ordered ? (rit++)->job : run[ri++].second;
+        const int j = run[ri++].second;
         const int64_t* use = &m_use[size_t(j) * T];
         bool ok = true;
         for (size_t t = 0; t < T; ++t)

@@ -13,6 +13,7 @@
 
 #include "policy/placement.h"
 #include "policy/registry.h"
+#include "policy/runindex.h"
 
 namespace ss {
 
@@ -112,7 +113,7 @@ private:
 
     // LAS only: running jobs ordered by their key, which changes only when this class changes q/zone/seq
     // (demotion, joining the running zone), so no key is recomputed per decision.
-    std::set<PItem> m_runSet;
+    RunIndex m_runIdx;
     std::vector<Key> m_runKey;
     std::vector<char> m_inRun;
     std::vector<int> m_runInQ; // LAS and Gittins: running jobs per queue

@@ -114,6 +114,37 @@ int ClusterState::bestFitMachine(int k, int type) const
     return -1;
 }
 
+int ClusterState::countMachinesWithFree(int k, int type) const
+{
+    int n = 0;
+    for (int l = std::max(k, 1); l < m_levelsPerType; ++l) {
+        const uint64_t* row = levelRow(type, l);
+        for (size_t w = 0; w < m_words; ++w)
+            n += __builtin_popcountll(row[w]);
+    }
+    return n;
+}
+
+int ClusterState::nthMachineWithFree(int k, int n, int type) const
+{
+    if (n < 0)
+        return -1;
+    for (size_t w = 0; w < m_words; ++w) {
+        uint64_t bits = 0;
+        for (int l = std::max(k, 1); l < m_levelsPerType; ++l)
+            bits |= levelRow(type, l)[w];
+        const int c = __builtin_popcountll(bits);
+        if (n >= c) {
+            n -= c;
+            continue;
+        }
+        for (; n > 0; --n)
+            bits &= bits - 1; // drop the lowest set bit
+        return int(w * 64) + __builtin_ctzll(bits);
+    }
+    return -1;
+}
+
 int ClusterState::firstMachineWithFreeMilli(int milli, int from, int type) const
 {
     return type < 0 ? m_maxMilli.firstAtLeast(milli, from) : m_maxMilliByType[size_t(type)].firstAtLeast(milli, from);

@@ -56,6 +56,10 @@ public:
     int mostFreeMachine(int type = -1) const;
     /// Machine whose free count is the smallest that is still >= k (lowest id on ties); -1 when none.
     int bestFitMachine(int k, int type = -1) const;
+    /// Machines with at least k free GPUs (type = -1: any type), counted, and the n-th of them in id order
+    /// (0-based; -1 when fewer): O(machines / 64) per level, for placements that draw among them.
+    int countMachinesWithFree(int k, int type = -1) const;
+    int nthMachineWithFree(int k, int n, int type = -1) const;
     /// First machine (>= from) with a GPU that has at least `milli` free; -1 when none.
     int firstMachineWithFreeMilli(int milli, int from = 0, int type = -1) const;
     /// Largest free share on any one GPU of machine m.

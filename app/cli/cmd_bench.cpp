@@ -1,0 +1,242 @@
+// bench: the engine and every policy on generated traces of growing size, one child process per run (so each
+// run's peak memory is its own and a run over its time budget can be stopped), with a fitted growth exponent
+// per policy: the slope of log(simulation seconds) against log(jobs).
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cli.h"
+#include "io/traceio.h"
+#include "model/tracegen.h"
+#include "policy/registry.h"
+#include "run/runner.h"
+
+namespace ss::cli {
+namespace {
+
+long peakRssKb()
+{
+    std::ifstream f("/proc/self/status");
+    std::string line;
+    while (std::getline(f, line))
+        if (line.rfind("VmHWM:", 0) == 0)
+            return std::atol(line.c_str() + 6);
+    return -1;
+}
+
+struct BenchResult {
+    long jobs = 0;
+    unsigned long long events = 0, decisions = 0;
+    double genSeconds = 0, simSeconds = 0;
+    long peakKb = 0;
+    int finished = 0;
+    double meanJct = 0;
+};
+
+/// "all": every registered policy that is not learned (ordering x placement, joint); "learned": the learned
+/// ones; anything else is a name. Order kept, duplicates dropped.
+std::vector<std::string> expandPolicies(const std::vector<std::string>& items, std::vector<std::string>* learned)
+{
+    std::vector<std::string> out;
+    auto add = [&](const std::string& n) {
+        if (std::find(out.begin(), out.end(), n) == out.end())
+            out.push_back(n);
+    };
+    for (const std::string& it : items) {
+        if (it == "all" || it == "learned") {
+            for (const PolicyInfo& p : policyCatalog())
+                if ((p.group == "learned") == (it == "learned"))
+                    add(p.name);
+        } else {
+            add(it);
+        }
+    }
+    for (const PolicyInfo& p : policyCatalog())
+        if (p.group == "learned")
+            learned->push_back(p.name);
+    return out;
+}
+
+/// Least-squares slope of log(seconds) over log(jobs); NaN with fewer than two usable points. Runs shorter
+/// than `floor` seconds are left out (timer and start-up noise dominate them).
+double growthExponent(const std::vector<std::pair<long, double>>& pts, double floor)
+{
+    std::vector<std::pair<double, double>> xy;
+    for (const auto& p : pts)
+        if (p.second >= floor)
+            xy.push_back({std::log(double(p.first)), std::log(p.second)});
+    if (xy.size() < 2)
+        return std::nan("");
+    double mx = 0, my = 0;
+    for (const auto& p : xy)
+        mx += p.first, my += p.second;
+    mx /= double(xy.size());
+    my /= double(xy.size());
+    double sxy = 0, sxx = 0;
+    for (const auto& p : xy)
+        sxy += (p.first - mx) * (p.second - my), sxx += (p.first - mx) * (p.first - mx);
+    return sxx > 0 ? sxy / sxx : std::nan("");
+}
+
+/// One run in a child process; false when it failed, `timedOut` when it ran past `budget` seconds.
+bool benchOne(const ClusterSpec& cluster, const std::string& policy, long n, uint64_t seed, double load, double budget,
+              BenchResult& r, bool& timedOut)
+{
+    int fd[2];
+    if (pipe(fd) != 0)
+        throw std::runtime_error("bench: pipe failed");
+    const pid_t pid = fork();
+    if (pid < 0)
+        throw std::runtime_error("bench: fork failed");
+    if (pid == 0) {
+        close(fd[0]);
+        BenchResult c;
+        TraceGenConfig g;
+        g.jobs = int(n);
+        g.seed = seed;
+        g.load = load;
+        g.clusterGpus = cluster.totalGpus();
+        const auto t0 = std::chrono::steady_clock::now();
+        const Trace t = generateTrace(g);
+        c.genSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        RunSpec spec;
+        spec.policy = policy;
+        spec.config.seed = seed;
+        const RunOutput o = runSimulation(cluster, t, spec);
+        c.jobs = n;
+        c.events = o.summary.events;
+        c.decisions = o.summary.decisions;
+        c.simSeconds = o.wallSeconds;
+        c.finished = o.summary.finished;
+        c.meanJct = o.summary.meanJctMin;
+        c.peakKb = peakRssKb();
+        (void)!write(fd[1], &c, sizeof c);
+        _exit(0);
+    }
+    close(fd[1]);
+    int status = 0;
+    timedOut = false;
+    const auto start = std::chrono::steady_clock::now();
+    while (waitpid(pid, &status, WNOHANG) == 0) {
+        if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > budget) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            timedOut = true;
+            break;
+        }
+        usleep(5000);
+    }
+    const ssize_t got = timedOut ? 0 : read(fd[0], &r, sizeof r);
+    close(fd[0]);
+    return !timedOut && got == ssize_t(sizeof r) && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+std::string fmtSeconds(double s)
+{
+    char b[32];
+    std::snprintf(b, sizeof b, s < 10 ? "%.2f" : "%.1f", s);
+    return b;
+}
+
+int cmdBench(Args& a)
+{
+    std::vector<long> sizes;
+    for (const std::string& s : splitList(a.get("sizes", "10000,100000,1000000"))) {
+        const long n = std::atol(s.c_str());
+        if (n <= 0)
+            throw UsageError("--sizes: expected positive job counts like 10000,100000, got '" + s + "'");
+        sizes.push_back(n);
+    }
+    std::vector<std::string> learnedNames;
+    const auto policies = expandPolicies(splitList(a.get("policies", "fifo+firstfit,las+consolidate")), &learnedNames);
+    const std::string clusterName = a.get("cluster", "alibaba-scale");
+    const double load = a.getDouble("load", 0.8);
+    const uint64_t seed = uint64_t(a.getInt("seed", 1));
+    const double budget = a.getDouble("max-seconds", 300);
+    const long learnedMax = a.getInt("learned-max-jobs", 10000);
+    const double floor = a.getDouble("fit-floor", 0.05);
+    a.finish();
+    const ClusterSpec cluster = readCluster(clusterName);
+    std::printf("bench: cluster %s (%d machines, %d GPUs), load %.2f, seed %llu, one process per run\n",
+                cluster.name.c_str(), cluster.machineCount(), cluster.totalGpus(), load,
+                static_cast<unsigned long long>(seed));
+    std::printf("%-20s %9s %10s %10s %9s %9s %12s %10s\n", "policy", "jobs", "events", "decisions", "gen s", "sim s",
+                "jobs/s", "peak MiB");
+    std::fflush(stdout);
+    struct Row {
+        std::string policy;
+        std::map<long, std::string> cells;
+        std::vector<std::pair<long, double>> pts;
+        bool stopped = false;
+    };
+    std::vector<Row> rows;
+    for (const std::string& policy : policies) {
+        makeScheduler(policy); // an unknown name fails before any run
+        const bool learned = std::find(learnedNames.begin(), learnedNames.end(), policy) != learnedNames.end();
+        Row row;
+        row.policy = policy;
+        for (long n : sizes) {
+            if (learned && n > learnedMax) {
+                row.cells[n] = "-";
+                continue;
+            }
+            if (row.stopped) { // a smaller size already ran past the budget
+                row.cells[n] = "-";
+                continue;
+            }
+            BenchResult r;
+            bool timedOut = false;
+            const bool ok = benchOne(cluster, policy, n, seed, load, budget, r, timedOut);
+            if (timedOut) {
+                std::printf("%-20s %9ld   stopped after the %.0f s budget (--max-seconds)\n", policy.c_str(), n, budget);
+                row.cells[n] = "> " + fmtSeconds(budget);
+                row.stopped = true;
+            } else if (!ok) {
+                std::printf("%-20s %9ld   failed\n", policy.c_str(), n);
+                row.cells[n] = "failed";
+            } else {
+                std::printf("%-20s %9ld %10llu %10llu %9.2f %9.2f %12.0f %10.1f\n", policy.c_str(), r.jobs, r.events,
+                            r.decisions, r.genSeconds, r.simSeconds, double(r.jobs) / std::max(r.simSeconds, 1e-9),
+                            r.peakKb / 1024.0);
+                row.cells[n] = fmtSeconds(r.simSeconds);
+                row.pts.push_back({n, r.simSeconds});
+            }
+            std::fflush(stdout);
+        }
+        rows.push_back(std::move(row));
+    }
+    // summary: seconds per size and the growth exponent (1 = linear; runs under --fit-floor seconds left out)
+    std::printf("\nsummary (simulation seconds; growth = slope of log time over log jobs, runs >= %.2f s)\n", floor);
+    std::printf("%-20s", "policy");
+    for (long n : sizes)
+        std::printf(" %10ld", n);
+    std::printf(" %8s\n", "growth");
+    for (const Row& row : rows) {
+        std::printf("%-20s", row.policy.c_str());
+        for (long n : sizes)
+            std::printf(" %10s", row.cells.count(n) ? row.cells.at(n).c_str() : "-");
+        const double g = growthExponent(row.pts, floor);
+        if (std::isnan(g))
+            std::printf(" %8s\n", "n/a");
+        else
+            std::printf(" %8.2f%s\n", g, row.stopped ? " (stopped at a larger size)" : "");
+    }
+    return 0;
+}
+CliCommand c5("bench",
+              "[--sizes 10000,100000,1000000] [--policies all|learned|A,B,...] [--cluster alibaba-scale] [--load 0.8] "
+              "[--seed 1] [--max-seconds 300] [--learned-max-jobs 10000] [--fit-floor 0.05] : engine and policy benchmark "
+              "with a growth exponent per policy",
+              &cmdBench);
+
+} // namespace
+} // namespace ss::cli

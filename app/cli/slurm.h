@@ -1,0 +1,31 @@
+#pragma once
+// Commands that run as a Slurm job array (sweep --slurm): each array task runs its shard into its own
+// database, and a task that depends on the whole array (afterok) merges them with `merge`.
+#include <string>
+#include <vector>
+
+#include "cli.h"
+
+namespace ss::cli {
+
+struct SlurmArray {
+    std::string command;               ///< the CLI command each task runs ("sweep")
+    std::vector<Args::Option> options; ///< its options, without --db, --shard and the --slurm ones
+    std::string db;                    ///< where the merge task writes every run
+    int tasks = 1;                     ///< array size = shard count
+    std::string dir;                   ///< scripts, shard databases and logs
+    std::vector<std::string> sbatchOptions; ///< extra `#SBATCH` options for every task (--slurm-opt, repeated)
+    bool submit = true;                ///< false: write the scripts and print how to submit them
+};
+
+/// The options of `args` that a command with --slurm hands to its tasks, and the Slurm settings read from
+/// it: --slurm-tasks N (default 4), --slurm-dir DIR (default DB.slurm), --slurm-opt "--partition=gpu"
+/// (repeated), --slurm-no-submit. Marks them used.
+SlurmArray slurmArrayFromArgs(Args& args, const std::string& command, const std::string& db);
+
+/// Writes DIR/array.sbatch and DIR/merge.sbatch, and submits them with sbatch (SLURM_CONF and the rest of the
+/// environment as they are): the array, then the merge with --dependency=afterok on it. Prints the job ids.
+/// Returns 0, or 1 with a one-line error when sbatch fails.
+int submitSlurmArray(const SlurmArray& s);
+
+} // namespace ss::cli

@@ -1,0 +1,209 @@
+#include "policy/runindex.h"
+
+#include <algorithm>
+
+namespace ss {
+
+void RunIndex::reset(size_t jobs, size_t types)
+{
+    m_types = types;
+    m_root = -1;
+    m_count = 0;
+    m_rand = 0x9E3779B97F4A7C15ULL; // fixed: the shape of the tree never changes what a walk returns
+    m_nodes.clear();
+    m_use.clear();
+    m_sum.clear();
+    m_free.clear();
+    m_node.assign(jobs, -1);
+}
+
+void RunIndex::pull(int n)
+{
+    int64_t* s = sum(n);
+    const int64_t* u = use(n);
+    for (size_t t = 0; t < m_types; ++t)
+        s[t] = u[t];
+    for (int c : {m_nodes[size_t(n)].left, m_nodes[size_t(n)].right})
+        if (c >= 0) {
+            const int64_t* cs = sum(c);
+            for (size_t t = 0; t < m_types; ++t)
+                s[t] += cs[t];
+        }
+}
+
+void RunIndex::split(int t, const Pos& p, bool orEqual, int& l, int& r)
+{
+    if (t < 0) {
+        l = r = -1;
+        return;
+    }
+    Node& n = m_nodes[size_t(t)];
+    const bool goesLeft = orEqual ? !(p < n.pos) : n.pos < p;
+    if (goesLeft) {
+        split(n.right, p, orEqual, m_nodes[size_t(t)].right, r);
+        l = t;
+    } else {
+        split(n.left, p, orEqual, l, m_nodes[size_t(t)].left);
+        r = t;
+    }
+    pull(t);
+}
+
+int RunIndex::merge(int a, int b)
+{
+    if (a < 0)
+        return b;
+    if (b < 0)
+        return a;
+    if (m_nodes[size_t(a)].prio > m_nodes[size_t(b)].prio) {
+        m_nodes[size_t(a)].right = merge(m_nodes[size_t(a)].right, b);
+        pull(a);
+        return a;
+    }
+    m_nodes[size_t(b)].left = merge(a, m_nodes[size_t(b)].left);
+    pull(b);
+    return b;
+}
+
+void RunIndex::insert(int job, const Key& key, const int64_t* u)
+{
+    if (m_node[size_t(job)] >= 0)
+        erase(job);
+    int n;
+    if (!m_free.empty()) {
+        n = m_free.back();
+        m_free.pop_back();
+    } else {
+        n = int(m_nodes.size());
+        m_nodes.push_back({});
+        m_use.resize(m_use.size() + m_types);
+        m_sum.resize(m_sum.size() + m_types);
+    }
+    m_rand ^= m_rand << 13;
+    m_rand ^= m_rand >> 7;
+    m_rand ^= m_rand << 17;
+    m_nodes[size_t(n)] = Node {{key, job}, uint32_t(m_rand >> 32), -1, -1};
+    std::copy(u, u + m_types, &m_use[size_t(n) * m_types]);
+    pull(n);
+    int l, r;
+    split(m_root, m_nodes[size_t(n)].pos, false, l, r);
+    m_root = merge(merge(l, n), r);
+    m_node[size_t(job)] = n;
+    ++m_count;
+}
+
+void RunIndex::erase(int job)
+{
+    const int n = m_node[size_t(job)];
+    if (n < 0)
+        return;
+    const Pos p = m_nodes[size_t(n)].pos;
+    int l, mid, r;
+    split(m_root, p, false, l, mid);
+    split(mid, p, true, mid, r);
+    m_root = merge(l, r);
+    m_free.push_back(n);
+    m_node[size_t(job)] = -1;
+    --m_count;
+}
+
+const RunIndex::Pos& RunIndex::last() const
+{
+    int t = m_root;
+    while (m_nodes[size_t(t)].right >= 0)
+        t = m_nodes[size_t(t)].right;
+    return m_nodes[size_t(t)].pos;
+}
+
+bool RunIndex::fits(const int64_t* v, const int64_t* bud) const
+{
+    for (size_t t = 0; t < m_types; ++t)
+        if (v[t] > bud[t])
+            return false;
+    return true;
+}
+
+int RunIndex::descend(int t, int64_t* bud) const
+{
+    // the subtree does not fit as a whole: the first job in it that does not fit follows the part that does
+    for (;;) {
+        const Node& n = m_nodes[size_t(t)];
+        if (n.left >= 0) {
+            if (!fits(sum(n.left), bud)) {
+                t = n.left;
+                continue;
+            }
+            const int64_t* s = sum(n.left);
+            for (size_t i = 0; i < m_types; ++i)
+                bud[i] -= s[i];
+        }
+        if (!fits(use(t), bud))
+            return n.pos.job;
+        const int64_t* u = use(t);
+        for (size_t i = 0; i < m_types; ++i)
+            bud[i] -= u[i];
+        t = n.right; // the rest of this subtree must hold the job that does not fit
+    }
+}
+
+int RunIndex::scan(int t, const Pos* from, const Pos* to, int64_t* bud) const
+{
+    // in-order over the part of the subtree after `from` and before `to`: a subtree wholly inside is taken
+    // by its sum when it fits, so only the two boundary paths and the path to the job found are walked
+    while (t >= 0) {
+        const Node& n = m_nodes[size_t(t)];
+        if (!from && !to) {
+            if (fits(sum(t), bud)) {
+                const int64_t* s = sum(t);
+                for (size_t i = 0; i < m_types; ++i)
+                    bud[i] -= s[i];
+                return -1;
+            }
+            return descend(t, bud);
+        }
+        if (from && !(*from < n.pos)) { // node <= from: only the right side can be in range
+            t = n.right;
+            continue;
+        }
+        if (to && !(n.pos < *to)) { // node >= to: only the left side
+            t = n.left;
+            continue;
+        }
+        // the node is inside: its left side is bounded by `from` only, its right side by `to` only
+        const int found = scan(n.left, from, nullptr, bud);
+        if (found >= 0)
+            return found;
+        if (!fits(use(t), bud))
+            return n.pos.job;
+        const int64_t* u = use(t);
+        for (size_t i = 0; i < m_types; ++i)
+            bud[i] -= u[i];
+        from = nullptr;
+        t = n.right;
+    }
+    return -1;
+}
+
+int RunIndex::firstNotFitting(const Pos* from, const Pos* to, int64_t* bud) const
+{
+    return scan(m_root, from, to, bud);
+}
+
+std::vector<int> RunIndex::inOrder() const
+{
+    std::vector<int> out, stack;
+    int t = m_root;
+    while (t >= 0 || !stack.empty()) {
+        while (t >= 0) {
+            stack.push_back(t);
+            t = m_nodes[size_t(t)].left;
+        }
+        t = stack.back();
+        stack.pop_back();
+        out.push_back(m_nodes[size_t(t)].pos.job);
+        t = m_nodes[size_t(t)].right;
+    }
+    return out;
+}
+
+} // namespace ss

@@ -1,0 +1,67 @@
+#pragma once
+// Running jobs ordered by a fixed priority key, with what they hold per GPU type summed over every subtree
+// (a treap). The Tiresias walk keeps a running job when what it holds still fits in what is left of the
+// cluster; over a stretch of running jobs that all fit, that is one subtraction of the stretch's sum, so a
+// decision costs O((admissions + preemptions + 1) log running) instead of a step per running job.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace ss {
+
+class RunIndex {
+public:
+    using Key = std::array<double, 5>;
+    /// A position in the order: (key, job); jobs break ties.
+    struct Pos {
+        Key key;
+        int job;
+        bool operator<(const Pos& o) const { return key != o.key ? key < o.key : job < o.job; }
+    };
+
+    void reset(size_t jobs, size_t types);
+    bool empty() const { return m_root < 0; }
+    int size() const { return m_count; }
+    void insert(int job, const Key& key, const int64_t* use);
+    void erase(int job);
+    bool contains(int job) const { return m_node[size_t(job)] >= 0; }
+    const Key& keyOf(int job) const { return m_nodes[size_t(m_node[size_t(job)])].pos.key; }
+    /// The largest position; only when not empty.
+    const Pos& last() const;
+    /// Walks the jobs after `from` (all when `from` is null) and before `to` (to the end when null) in order,
+    /// keeping each whose holding fits in `bud` (subtracting it): returns the first that does not fit, with
+    /// every job before it subtracted, or -1 when all fit (all subtracted).
+    int firstNotFitting(const Pos* from, const Pos* to, int64_t* bud) const;
+    /// Every job in order (tests).
+    std::vector<int> inOrder() const;
+
+private:
+    struct Node {
+        Pos pos;
+        uint32_t prio;
+        int left = -1, right = -1;
+    };
+    size_t m_types = 0;
+    int m_root = -1;
+    int m_count = 0;
+    uint64_t m_rand = 0x9E3779B97F4A7C15ULL;
+    std::vector<Node> m_nodes;
+    std::vector<int64_t> m_use;  // per node: what its job holds (types)
+    std::vector<int64_t> m_sum;  // per node: summed over its subtree
+    std::vector<int> m_free;     // unused nodes
+    std::vector<int> m_node;     // per job: its node, -1 = not running here
+
+    int64_t* sum(int n) { return &m_sum[size_t(n) * m_types]; }
+    const int64_t* sum(int n) const { return &m_sum[size_t(n) * m_types]; }
+    const int64_t* use(int n) const { return &m_use[size_t(n) * m_types]; }
+    void pull(int n);
+    /// (< p | >= p) when `orEqual` is false, (<= p | > p) when true.
+    void split(int t, const Pos& p, bool orEqual, int& l, int& r);
+    int merge(int a, int b);
+    bool fits(const int64_t* v, const int64_t* bud) const;
+    int descend(int t, int64_t* bud) const;
+    int scan(int t, const Pos* from, const Pos* to, int64_t* bud) const;
+};
+
+} // namespace ss

@@ -1,0 +1,168 @@
+// The policies made to scale (2D-LAS over the running-job index, random placement over the free-level bitsets,
+// Tetris's incremental fit tests) keep their invariants on 100,000 jobs: no GPU share is ever granted beyond
+// the GPU, and every job ends exactly once. RunConfig::checkInvariants rechecks the whole state after every
+// decision, which is too slow here, so an observer keeps the per-GPU shares and checks them as jobs start and
+// stop, and the job records are checked at the end (Tetris on 20,000 jobs, to keep the test short). Also: RunIndex against a plain walk.
+#include <QtTest>
+
+#include <algorithm>
+#include <random>
+#include <vector>
+
+#include "io/traceio.h"
+#include "model/tracegen.h"
+#include "policy/runindex.h"
+#include "run/runner.h"
+
+using namespace ss;
+
+namespace {
+
+class ShareChecker : public SimObserver {
+public:
+    explicit ShareChecker(const ClusterSpec& c, size_t jobs) : m_held(size_t(c.totalGpus()), 0), m_ended(jobs, 0) {}
+    void onJobStarted(double, int job, const JobRuntime& rt) override
+    {
+        for (const GpuSlot& s : rt.slots) {
+            m_held[size_t(s.gpu)] += s.milli;
+            if (m_held[size_t(s.gpu)] > 1000)
+                ++m_overbooked;
+        }
+        ++m_starts;
+        if (m_ended[size_t(job)])
+            ++m_startAfterEnd;
+    }
+    void onJobStopped(double, int job, const JobRuntime& rt, bool finished) override
+    {
+        for (const GpuSlot& s : rt.slots)
+            m_held[size_t(s.gpu)] -= s.milli;
+        if (finished)
+            ++m_ended[size_t(job)];
+    }
+    int overbooked() const { return m_overbooked; }
+    int startAfterEnd() const { return m_startAfterEnd; }
+    long starts() const { return m_starts; }
+    int endedTwice() const { return int(std::count_if(m_ended.begin(), m_ended.end(), [](int e) { return e > 1; })); }
+    bool allReleased() const { return std::all_of(m_held.begin(), m_held.end(), [](int h) { return h == 0; }); }
+
+private:
+    std::vector<int> m_held;
+    std::vector<int> m_ended;
+    int m_overbooked = 0, m_startAfterEnd = 0;
+    long m_starts = 0;
+};
+
+} // namespace
+
+class TstScale : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void policiesAt100k_data()
+    {
+        QTest::addColumn<QString>("policy");
+        QTest::addColumn<int>("jobs");
+        for (const char* p : {"las+consolidate", "las+firstfit", "fifo+random"})
+            QTest::newRow(p) << QString::fromLatin1(p) << 100000;
+        // Tetris is still about 30x slower than FIFO per job (see README, Scale): 20,000 jobs keep this test short
+        QTest::newRow("tetris") << QStringLiteral("tetris") << 20000;
+    }
+
+    void policiesAt100k()
+    {
+        QFETCH(QString, policy);
+        QFETCH(int, jobs);
+        const ClusterSpec cluster = readCluster("alibaba-scale");
+        TraceGenConfig g;
+        g.jobs = jobs;
+        g.seed = 7;
+        g.load = 0.8;
+        g.clusterGpus = cluster.totalGpus();
+        const Trace t = generateTrace(g);
+        ShareChecker check(cluster, t.jobs.size());
+        RunSpec spec;
+        spec.policy = policy.toStdString();
+        spec.config.seed = 3;
+        const RunOutput out = runSimulation(cluster, t, spec, {}, nullptr, {&check});
+        QCOMPARE(check.overbooked(), 0);
+        QCOMPARE(check.endedTwice(), 0);
+        QCOMPARE(check.startAfterEnd(), 0);
+        QVERIFY(check.allReleased());
+        QCOMPARE(int(out.jobs.size()), jobs);
+        std::vector<char> seen(t.jobs.size(), 0);
+        int done = 0;
+        for (const JobRecord& r : out.jobs) {
+            QVERIFY(r.index >= 0 && size_t(r.index) < seen.size());
+            QVERIFY2(!seen[size_t(r.index)], "a job is recorded twice");
+            seen[size_t(r.index)] = 1;
+            if (r.status == JobStatus::Done) {
+                ++done;
+                QVERIFY(r.end >= r.start && r.start >= r.submit);
+            }
+        }
+        QCOMPARE(done, jobs); // no time limit: every job runs to its end
+        QVERIFY(check.starts() >= jobs);
+    }
+
+    void runIndexMatchesAPlainWalk()
+    {
+        // random keys and holdings over 3 types; firstNotFitting must equal keeping jobs in key order while
+        // each fits, over random ranges and budgets, while jobs come and go
+        std::mt19937_64 rng(11);
+        const size_t T = 3, N = 400;
+        RunIndex idx;
+        idx.reset(N, T);
+        std::vector<RunIndex::Key> key(N);
+        std::vector<std::array<int64_t, 3>> use(N);
+        std::vector<char> in(N, 0);
+        for (int round = 0; round < 3000; ++round) {
+            const int j = int(rng() % N);
+            if (in[size_t(j)] && rng() % 3 == 0) {
+                idx.erase(j);
+                in[size_t(j)] = 0;
+            } else {
+                key[size_t(j)] = {double(rng() % 4), double(rng() % 50), 0, 0, 0};
+                use[size_t(j)] = {int64_t(rng() % 3) * 1000, int64_t(rng() % 2) * 500, int64_t(rng() % 2) * 1000};
+                idx.insert(j, key[size_t(j)], use[size_t(j)].data());
+                in[size_t(j)] = 1;
+            }
+            if (round % 10)
+                continue;
+            std::vector<RunIndex::Pos> order;
+            for (size_t k = 0; k < N; ++k)
+                if (in[k])
+                    order.push_back({key[k], int(k)});
+            std::sort(order.begin(), order.end());
+            std::vector<int> inOrder;
+            for (const auto& p : order)
+                inOrder.push_back(p.job);
+            QCOMPARE(idx.inOrder(), inOrder);
+            QCOMPARE(idx.size(), int(order.size()));
+            // a random range and budget
+            const RunIndex::Pos from {{double(rng() % 4), double(rng() % 50), 0, 0, 0}, int(rng() % N)};
+            const RunIndex::Pos to {{double(rng() % 5), 0, 0, 0, 0}, 0};
+            const bool useFrom = rng() % 2, useTo = rng() % 2;
+            std::array<int64_t, 3> bud {int64_t(rng() % 40000), int64_t(rng() % 20000), int64_t(rng() % 40000)};
+            std::array<int64_t, 3> want = bud;
+            int expect = -1;
+            for (const auto& p : order) {
+                if (useFrom && !(from < p))
+                    continue;
+                if (useTo && !(p < to))
+                    break;
+                const auto& u = use[size_t(p.job)];
+                if (u[0] > want[0] || u[1] > want[1] || u[2] > want[2]) {
+                    expect = p.job;
+                    break;
+                }
+                for (size_t i = 0; i < T; ++i)
+                    want[i] -= u[i];
+            }
+            const int got = idx.firstNotFitting(useFrom ? &from : nullptr, useTo ? &to : nullptr, bud.data());
+            QCOMPARE(got, expect);
+            QVERIFY(bud == want);
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TstScale)
+#include "tst_scale.moc"
