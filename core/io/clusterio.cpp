@@ -667,7 +667,7 @@ ThroughputTable readThroughputTable(const std::string& path)
     table.setReferenceType("v100");
     for (const auto& [worker, m] : g.stepsPerSecond)
         for (const auto& [key, sps] : m)
-            if (sps > 0)
+            if (sps >= 0) // 0 is a measurement: the job cannot run on that type (e.g. out of memory on k80)
                 table.setStepsPerSecond(key.first, key.second, worker, sps);
     for (const io::GavelThroughputs::Pair& p : g.pairs)
         if (p.ta >= 0 && p.tb >= 0)

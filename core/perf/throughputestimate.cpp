@@ -13,6 +13,7 @@
 //   no job is measured at this scale (Gavel's table stops at 8 GPUs), linear scale-out from the model's
 //   widest measured scale;
 // - nothing measured for the model at all: not estimable (error).
+// A measured 0 (Gavel's table has them: the job does not fit that GPU) is kept as 0: the job cannot run there.
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -39,9 +40,12 @@ std::string lowerName(std::string s)
 bool estimateFromReferences(const ThroughputTable& table, const std::string& model, int scale,
                             const std::vector<std::string>& types, ThroughputRow& row)
 {
-    std::vector<size_t> have, miss;
+    std::vector<size_t> have, miss; // a measured 0 (cannot run there) is neither: it stays 0
     for (size_t t = 0; t < types.size(); ++t)
-        (row.sps[t] > 0 ? have : miss).push_back(t);
+        if (row.sps[t] > 0)
+            have.push_back(t);
+        else if (row.sps[t] < 0)
+            miss.push_back(t);
     if (have.empty() || miss.empty())
         return miss.empty();
     struct Ref {
@@ -120,6 +124,10 @@ ThroughputRow throughputRow(const ThroughputTable& table, const std::string& mod
         }
         if (anyOne) {
             for (size_t t = 0; t < types.size(); ++t) {
+                if (one[t] == 0) {
+                    row.sps[t] = 0; // cannot run there at scale 1: not at a larger scale either
+                    continue;
+                }
                 if (!(one[t] > 0))
                     continue;
                 std::vector<double> ratios;
@@ -169,7 +177,7 @@ ThroughputRow throughputRow(const ThroughputTable& table, const std::string& mod
     if (!estimateFromReferences(table, model, scale, types, row)) {
         std::string missing;
         for (size_t t = 0; t < types.size(); ++t)
-            if (!(row.sps[t] > 0))
+            if (row.sps[t] < 0)
                 missing += (missing.empty() ? "" : ", ") + types[t];
         row.error = "model '" + model + "' (scale " + std::to_string(scale) + "): no throughput on " + missing
             + " and no reference job measured on every type to estimate it from";

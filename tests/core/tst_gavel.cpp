@@ -343,6 +343,14 @@ private Q_SLOTS:
         const ThroughputRow s = throughputRow(t, "new", 2, {"v100", "p100", "k80"});
         QVERIFY2(s.error.empty(), s.error.c_str());
         QVERIFY(std::fabs(s.sps[0] - 36) < 1e-9 && s.estimated[0]);
+        // a measured 0 (does not fit that GPU) stays 0 and is not estimated
+        t.setStepsPerSecond("big", 1, "v100", 5);
+        t.setStepsPerSecond("big", 1, "p100", 0);
+        const ThroughputRow z = throughputRow(t, "big", 1, {"v100", "p100", "k80"});
+        QVERIFY2(z.error.empty(), z.error.c_str());
+        QCOMPARE(z.sps[1], 0.0);
+        QCOMPARE(int(z.estimated[1]), 0);
+        QVERIFY(z.sps[2] > 0 && z.estimated[2]);
         // nothing measured for the model at all: not estimable, a one-line error naming it
         const ThroughputRow u = throughputRow(t, "ghost", 1, {"v100"});
         QVERIFY(u.error.find("'ghost'") != std::string::npos && u.error.find("not estimable") != std::string::npos);
