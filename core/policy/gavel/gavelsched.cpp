@@ -73,12 +73,17 @@ GavelJobThroughput gavelThroughput(const SimSetup& setup, int job, bool strict)
         out.how = useTable ? "no model name: the cluster's type speeds" : "the performance model's type speeds";
         out.estimated = useTable;
     }
-    for (size_t t = 0; t < c.types.size(); ++t)
-        for (int m = 0; m < c.machineCount(); ++m)
-            if (c.machines[size_t(m)].type == int(t) && c.machines[size_t(m)].gpus > 0) {
-                out.T[t] = setup.perf.nominalSpeed(jb, m);
-                break;
-            }
+    // one pass over the machines, stopping once every type has its first machine
+    size_t found = 0;
+    std::vector<char> seen(c.types.size(), 0);
+    for (int m = 0; m < c.machineCount() && found < c.types.size(); ++m) {
+        const Machine& mc = c.machines[size_t(m)];
+        if (mc.gpus <= 0 || seen[size_t(mc.type)])
+            continue;
+        seen[size_t(mc.type)] = 1;
+        ++found;
+        out.T[size_t(mc.type)] = setup.perf.nominalSpeed(jb, m);
+    }
     return out;
 }
 
