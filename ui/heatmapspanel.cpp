@@ -65,9 +65,19 @@ void HeatmapsPanel::showDecision(const RunEntry& run, int k)
     HeatmapData pri = priorityMatrix(r);
     pri.title = tr("Priority of queued jobs at decision %1 (highest first)").arg(k + 1);
     m_priorityMap->setData(pri);
-    HeatmapData aff = affinityMatrix(r, log.machineCount, machineNamesOf(run));
-    aff.title = tr("Affinity: job × machine at decision %1").arg(k + 1);
-    m_affinityMap->setData(aff);
+    if (!r.allocation.empty()) {
+        // round-based policies (Gavel): the allocation X behind the round's priorities, in place of the
+        // affinity (which only marks the machines of the chosen type)
+        HeatmapData x = allocationMatrix(r);
+        x.title = tr("Allocation X: job × GPU type, share of time, at decision %1 (* = estimated throughputs)").arg(k + 1);
+        m_affinityMap->setData(x);
+        m_affinityMap->setColorRange(0.0f, 1.0f);
+    } else {
+        HeatmapData aff = affinityMatrix(r, log.machineCount, machineNamesOf(run));
+        aff.title = tr("Affinity: job × machine at decision %1").arg(k + 1);
+        m_affinityMap->setData(aff);
+        m_affinityMap->setAutoColorRange();
+    }
     HeatmapData hist = priorityHistory(log, std::max(0, k - 39), k, 60);
     hist.title = tr("Priority over decisions %1–%2 (rows: jobs)").arg(std::max(0, k - 39) + 1).arg(k + 1);
     m_historyMap->setData(hist);

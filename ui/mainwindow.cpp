@@ -676,6 +676,15 @@ RunRequest MainWindow::runRequest(const Scenario& s) const
     req.scenarioName = s.name;
     req.perf = s.perf;
     req.backfill = s.backfill;
+    if (!s.core.throughputs.empty()) {
+        // the scenario's speed table (Gavel's policies read their throughput matrix from it); a file that
+        // does not read leaves the runs on the cluster's type speeds, said in the error banner
+        try {
+            req.table = std::make_shared<const ThroughputTable>(readThroughputTable(s.core.throughputs));
+        } catch (const std::exception& e) {
+            m_banner->showError(tr("Throughput table not used: %1").arg(QString::fromStdString(e.what())));
+        }
+    }
     return req;
 }
 

@@ -183,6 +183,7 @@ void RunController::startRuns(const RunRequest& req, std::function<void(QVector<
     in.cluster = req.cluster;
     in.traceSource = tracePath.toStdString();
     in.clusterSource = req.clusterLabel.toStdString();
+    in.table = req.table;
     std::vector<std::string> policies;
     for (const QString& p : req.policies)
         policies.push_back(p.toStdString());

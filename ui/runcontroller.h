@@ -29,6 +29,7 @@ struct RunRequest {
     QString perf = QStringLiteral("ideal"); ///< PerfConfig text
     bool backfill = true;
     QString namePrefix; ///< "original", "what-if (…)": prefixed to each run's name
+    std::shared_ptr<const ThroughputTable> table; ///< the scenario's measured speed table (null = none)
 };
 
 /// The what-if: the base request's first policy on the original setup and on a changed one.

@@ -42,6 +42,46 @@ static QString score(float v)
     return QString::number(double(v), 'g', 4);
 }
 
+QString allocationSentence(const AllocationRecord& a, size_t row, const Trace& trace)
+{
+    std::vector<std::pair<float, size_t>> parts;
+    for (size_t t = 0; t < a.types.size(); ++t)
+        if (a.at(row, t) >= 0.005f)
+            parts.push_back({a.at(row, t), t});
+    std::stable_sort(parts.begin(), parts.end(), [](auto x, auto y) { return x.first > y.first; });
+    QStringList shares;
+    for (auto& [v, t] : parts)
+        shares << (shares.isEmpty() ? QObject::tr("%1 % of its time on %2") : QObject::tr("%1 % on %2"))
+                      .arg(std::lround(100.0 * double(v)))
+                      .arg(QString::fromStdString(a.types[t]).toHtmlEscaped());
+    const QString s = jobName(trace, a.jobs[row]);
+    if (shares.isEmpty())
+        return QObject::tr("%1 gets no time on any GPU type").arg(s);
+    if (shares.size() == 1)
+        return QObject::tr("%1 gets %2").arg(s, shares.front());
+    const QString last = shares.takeLast();
+    return QObject::tr("%1 gets %2 and %3").arg(s, shares.join(QStringLiteral(", ")), last);
+}
+
+QString explainAllocation(const AllocationRecord& a, const Trace& trace)
+{
+    QString h = QObject::tr("<h4>Allocation — how the time of each GPU type is shared</h4><p>The policy solved a linear "
+                            "program for the <i>allocation X</i>: the fraction of wall-clock time each job should spend on "
+                            "each GPU type. Each round, a job's priority on a type is its share in X divided by the share "
+                            "it has received so far, so over many rounds every job gets close to X.</p><ul>");
+    const size_t show = std::min<size_t>(a.jobs.size(), 6);
+    for (size_t i = 0; i < show; ++i) {
+        h += QStringLiteral("<li>") + allocationSentence(a, i, trace);
+        if (i < a.estimated.size() && a.estimated[i])
+            h += QObject::tr(" (its throughputs are estimated, not measured)");
+        h += QStringLiteral(".</li>");
+    }
+    h += QStringLiteral("</ul>");
+    if (a.jobs.size() > show)
+        h += QObject::tr("<p>…and %1 more job(s): see the allocation heatmap.</p>").arg(int(a.jobs.size() - show));
+    return h;
+}
+
 QString explainDecision(const DecisionLog& log, int k, const Trace& trace, const ClusterSpec& cluster,
                         const QString& policy)
 {
@@ -103,6 +143,10 @@ QString explainDecision(const DecisionLog& log, int k, const Trace& trace, const
             h += QObject::tr("<p>%1 is the only job waiting.</p>").arg(jobName(trace, first.job));
         }
     }
+
+    // Round-based policies (Gavel): the allocation X behind the priorities.
+    if (!r.allocation.empty())
+        h += explainAllocation(r.allocation, trace);
 
     // Placement.
     h += QStringLiteral("<h4>2. Placement — which machines</h4>");

@@ -13,4 +13,9 @@ namespace ss::ui {
 QString explainDecision(const DecisionLog& log, int k, const Trace& trace, const ClusterSpec& cluster,
                         const QString& policy);
 
+/// "job 7 gets 60 % on V100 and 40 % on P100 of its time" for row `row` of a round-based policy's allocation.
+QString allocationSentence(const AllocationRecord& a, size_t row, const Trace& trace);
+/// The allocation X of a decision in plain words (the first rows), as HTML.
+QString explainAllocation(const AllocationRecord& a, const Trace& trace);
+
 } // namespace ss::ui

@@ -105,6 +105,26 @@ HeatmapData affinityMatrix(const DecisionRecord& r, int machineCount, const QStr
     return d;
 }
 
+HeatmapData allocationMatrix(const DecisionRecord& r, int maxJobs)
+{
+    HeatmapData d;
+    const AllocationRecord& a = r.allocation;
+    d.title = QStringLiteral("#%1  t=%2 s").arg(r.index).arg(r.time, 0, 'f', 0);
+    d.rows = int(std::min<size_t>(a.jobs.size(), size_t(std::max(0, maxJobs))));
+    d.cols = int(a.types.size());
+    d.values.assign(size_t(d.rows) * size_t(d.cols), kNoScore);
+    for (int i = 0; i < d.rows; ++i) {
+        for (int t = 0; t < d.cols; ++t)
+            d.values[size_t(i) * size_t(d.cols) + size_t(t)] = a.at(size_t(i), size_t(t));
+        const bool est = size_t(i) < a.estimated.size() && a.estimated[size_t(i)];
+        d.rowLabels << QStringLiteral("j%1%2").arg(a.jobs[size_t(i)]).arg(est ? QStringLiteral("*") : QString());
+        d.rowJobs.push_back(a.jobs[size_t(i)]);
+    }
+    for (const std::string& t : a.types)
+        d.colLabels << QString::fromStdString(t);
+    return d;
+}
+
 HeatmapData priorityHistory(const DecisionLog& log, int first, int last, int maxJobs)
 {
     HeatmapData d;

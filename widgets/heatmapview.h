@@ -26,6 +26,9 @@ HeatmapData priorityMatrix(const ss::DecisionRecord& record);
 /// Affinity of one decision: placed jobs x machines (dense or top-K), uncertainty = affinityVar.
 /// machineNames may be empty (labels become "m<index>").
 HeatmapData affinityMatrix(const ss::DecisionRecord& record, int machineCount, const QStringList& machineNames = {});
+/// A round-based policy's allocation X (Gavel): jobs x GPU types, the share of time; rows of jobs whose
+/// throughputs were estimated are labelled with '*'. At most maxJobs rows.
+HeatmapData allocationMatrix(const ss::DecisionRecord& record, int maxJobs = 400);
 /// Priority of jobs over decisions [first, last]: rows = jobs seen in any queue (by first appearance,
 /// at most maxJobs), cols = decisions; NaN where a job was not queued.
 HeatmapData priorityHistory(const ss::DecisionLog& log, int first, int last, int maxJobs = 1000);

@@ -625,6 +625,20 @@ GavelThroughputs loadGavelThroughputs(const std::string& path)
             int scale = 0;
             if (!parseGavelKey(key, model, scale))
                 jr.fail(entry, key, "key is not ('job type', scale)");
+            if (!entry.isObject())
+                jr.fail(entry, key, "expected an object of co-located jobs");
+            for (const auto& [other, v] : entry.object()) {
+                if (other == "null")
+                    continue;
+                std::string otherModel;
+                int otherScale = 0;
+                if (!parseGavelKey(other, otherModel, otherScale))
+                    jr.fail(v, key + "." + other, "key is not ('job type', scale)");
+                if (!v.isArray() || v.array().size() != 2 || !v.array()[0].isNumber() || !v.array()[1].isNumber())
+                    jr.fail(v, key + "." + other, "expected [steps/s of the job, steps/s of the other]");
+                if (otherScale == scale)
+                    t.pairs.push_back({lower(worker), model, otherModel, scale, v.array()[0].number(), v.array()[1].number()});
+            }
             const JsonValue* alone = entry.find("null");
             if (!alone)
                 continue; // some entries only list co-locations
@@ -658,6 +672,15 @@ ThroughputTable readThroughputTable(const std::string& path)
     }
     if (table.empty())
         throw IoError(path, 0, "", "no single-GPU throughputs found");
+    // the raw steps/s too: the Gavel policies' T matrix and per-scale speeds (perf/perfmodel.h)
+    table.setReferenceType("v100");
+    for (const auto& [worker, m] : g.stepsPerSecond)
+        for (const auto& [key, sps] : m)
+            if (sps >= 0) // 0 is a measurement: the job cannot run on that type (e.g. out of memory on k80)
+                table.setStepsPerSecond(key.first, key.second, worker, sps);
+    for (const io::GavelThroughputs::Pair& p : g.pairs)
+        if (p.ta >= 0 && p.tb >= 0)
+            table.setPairStepsPerSecond(p.a, p.b, p.scale, p.worker, p.ta, p.tb);
     return table;
 }
 

@@ -93,6 +93,26 @@ JsonValue recordJson(const DecisionRecord& r)
         }
         o["admissions"] = std::move(adm);
     }
+    if (!r.allocation.empty()) {
+        // Gavel's X: {"types": [...], "jobs": [{"job": j, "share": [per type], "estimated": bool}]}
+        const AllocationRecord& al = r.allocation;
+        JsonValue a = JsonValue::makeObject();
+        JsonValue types = JsonValue::makeArray();
+        for (const std::string& t : al.types)
+            types.push(JsonValue::makeString(t));
+        a["types"] = std::move(types);
+        JsonValue rows = JsonValue::makeArray();
+        for (size_t i = 0; i < al.jobs.size(); ++i) {
+            JsonValue e = JsonValue::makeObject();
+            e["job"] = JsonValue::makeNumber(al.jobs[i]);
+            std::vector<float> share(al.share.begin() + long(i * al.types.size()), al.share.begin() + long((i + 1) * al.types.size()));
+            e["share"] = scores(share);
+            e["estimated"] = JsonValue::makeBool(i < al.estimated.size() && al.estimated[i] != 0);
+            rows.push(std::move(e));
+        }
+        a["jobs"] = std::move(rows);
+        o["allocation"] = std::move(a);
+    }
     return o;
 }
 

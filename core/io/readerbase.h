@@ -80,6 +80,12 @@ void readNative(TraceBuilder& b, LineReader& r);
 /// (job type, scale factor).
 struct GavelThroughputs {
     std::map<std::string, std::map<std::pair<std::string, int>, double>> stepsPerSecond;
+    struct Pair {
+        std::string worker, a, b;
+        int scale = 1;
+        double ta = 0, tb = 0;
+    };
+    std::vector<Pair> pairs; ///< co-located job pairs (space sharing), as listed under each job
 };
 GavelThroughputs loadGavelThroughputs(const std::string& path);
 

@@ -185,6 +185,7 @@ Scenario scenarioFromJson(const std::string& text, const std::string& baseDir, c
     }
     s.params = readParams(r, root, "params");
     s.checkpoint = absoluteFrom(baseDir, r.string(root, "checkpoint", ""));
+    s.throughputs = absoluteFrom(baseDir, r.string(root, "throughputs", ""));
     for (const JsonValue& v : r.array(root, "variants", false)) {
         if (!v.isObject())
             r.fail(v, "variants", "every variant must be an object");
@@ -232,6 +233,8 @@ JsonValue scenarioToJson(const Scenario& s, const std::string& baseDir)
         o["params"] = paramsJson(s.params);
     if (!s.checkpoint.empty())
         o["checkpoint"] = str(relativeTo(baseDir, s.checkpoint));
+    if (!s.throughputs.empty())
+        o["throughputs"] = str(relativeTo(baseDir, s.throughputs));
     if (!s.variants.empty()) {
         JsonValue vars = JsonValue::makeArray();
         for (const ScenarioVariant& v : s.variants) {
@@ -407,6 +410,9 @@ ExperimentPlan planScenario(const Scenario& s, std::shared_ptr<const ThroughputT
         throw IoError(s.name.empty() ? "scenario" : s.name, 0, "policies", "the scenario names no policy");
     TraceReadOptions ro;
     ro.format = s.traceFormat.empty() ? "auto" : s.traceFormat;
+    if (!table && !s.throughputs.empty()) // the scenario's own table, unless the caller gave one
+        table = std::make_shared<const ThroughputTable>(readThroughputTable(s.throughputs));
+    ro.throughputs = s.throughputs;
     auto trace = std::make_shared<Trace>(readTrace(s.tracePath, ro));
     auto loadCluster = [](const std::string& ref) {
         ClusterSpec c = readCluster(ref);

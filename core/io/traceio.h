@@ -39,7 +39,8 @@ Trace readTrace(const std::string& path, const TraceReadOptions& opts = {}, Trac
 /// Reads a cluster: native JSON, Philly machine list, PAI 2020 machine spec, openb node list, Tiresias spec,
 /// Gavel cluster spec. Also accepts a preset name. Throws IoError.
 ClusterSpec readCluster(const std::string& pathOrPreset, std::string* formatOut = nullptr);
-/// Gavel's simulation_throughputs.json as relative speeds (reference type: the fastest, v100).
+/// Gavel's simulation_throughputs.json as relative speeds (reference type: the fastest, v100), plus its raw
+/// steps/s per (model, scale factor, type) and co-located pairs (ThroughputTable::stepsPerSecond).
 ThroughputTable readThroughputTable(const std::string& path);
 /// The format readTrace would pick ("" when unknown).
 std::string detectTraceFormat(const std::string& path);

@@ -120,7 +120,71 @@ std::string ThroughputTable::fingerprint() const
             f.num(speed);
         }
     }
+    // raw measurements only when present, so a table of relative speeds keeps its fingerprint
+    if (!m_sps.empty() || !m_pairs.empty()) {
+        f.str("raw:" + m_reference);
+        for (const auto& [key, types] : m_sps) {
+            f.str(key.first);
+            f.num(key.second);
+            for (const auto& [type, v] : types) {
+                f.str(type);
+                f.num(v);
+            }
+        }
+        for (const auto& [key, v] : m_pairs) {
+            f.str(std::get<0>(key));
+            f.str(std::get<1>(key));
+            f.num(std::get<2>(key));
+            f.str(std::get<3>(key));
+            f.num(v.first);
+            f.num(v.second);
+        }
+    }
     return f.hex();
+}
+
+double ThroughputTable::stepsPerSecond(const std::string& model, int scale, const std::string& gpuType) const
+{
+    const auto it = m_sps.find({model, scale});
+    if (it == m_sps.end())
+        return -1;
+    const auto jt = it->second.find(lower(gpuType));
+    return jt == it->second.end() ? -1 : jt->second;
+}
+
+void ThroughputTable::setStepsPerSecond(const std::string& model, int scale, const std::string& gpuType, double sps)
+{
+    m_sps[{model, scale}][lower(gpuType)] = sps;
+}
+
+bool ThroughputTable::pairStepsPerSecond(const std::string& a, const std::string& b, int scale, const std::string& gpuType,
+                                         double& ta, double& tb) const
+{
+    const bool swap = b < a;
+    const auto it = m_pairs.find({swap ? b : a, swap ? a : b, scale, lower(gpuType)});
+    if (it == m_pairs.end())
+        return false;
+    ta = swap ? it->second.second : it->second.first;
+    tb = swap ? it->second.first : it->second.second;
+    return true;
+}
+
+void ThroughputTable::setPairStepsPerSecond(const std::string& a, const std::string& b, int scale,
+                                            const std::string& gpuType, double ta, double tb)
+{
+    const bool swap = b < a;
+    m_pairs[{swap ? b : a, swap ? a : b, scale, lower(gpuType)}] = swap ? std::make_pair(tb, ta) : std::make_pair(ta, tb);
+}
+
+void ThroughputTable::setReferenceType(const std::string& t) { m_reference = lower(t); }
+
+bool ThroughputTable::measuresType(const std::string& gpuType) const
+{
+    const std::string t = lower(gpuType);
+    for (const auto& [key, types] : m_sps)
+        if (types.count(t))
+            return true;
+    return false;
 }
 
 PerfModel::PerfModel(const ClusterSpec& cluster, const Trace& trace, PerfConfig cfg, uint64_t seed,
@@ -153,11 +217,41 @@ double PerfModel::typeSpeed(int model, int type) const
     return s;
 }
 
+// With Gavel's raw measurements, a job runs at T(model, scale, type) / T(model, scale, reference): its trace
+// duration is its time on the reference type at its own scale factor (io's Gavel reader), so it finishes after
+// steps / T(model, scale, type) on any type, as in Gavel's simulator. Rows missing from the table are
+// estimated exactly as the Gavel policies estimate them (throughputRow), so both see the same speeds.
+double PerfModel::scaledSpeed(const Job& job, int type) const
+{
+    const int scale = std::max(1, job.wholeGpus());
+    auto it = m_scaledCache.find({job.model, scale});
+    if (it == m_scaledCache.end()) {
+        std::vector<std::string> names;
+        for (const GpuType& t : m_cluster.types)
+            names.push_back(t.name);
+        names.push_back(m_table->referenceType());
+        const ThroughputRow row = throughputRow(*m_table, m_trace.models[size_t(job.model)], scale, names);
+        std::vector<double> speeds(m_cluster.types.size(), -1.0);
+        const double ref = row.error.empty() ? row.sps.back() : -1;
+        if (ref > 0)
+            for (size_t t = 0; t < speeds.size(); ++t)
+                speeds[t] = row.sps[t] > 0 ? row.sps[t] / ref : -1;
+        it = m_scaledCache.emplace(std::make_pair(job.model, scale), std::move(speeds)).first;
+    }
+    return it->second[size_t(type)];
+}
+
 double PerfModel::nominalSpeed(const Job& job, int m) const
 {
     if (m_cfg.ideal)
         return 1.0;
-    return typeSpeed(job.model, m_cluster.machines[size_t(m)].type) * m_bias[size_t(m)];
+    const int type = m_cluster.machines[size_t(m)].type;
+    if (m_cfg.typeSpeed && m_table && m_table->hasMeasurements() && job.model >= 0) {
+        const double s = scaledSpeed(job, type);
+        if (s > 0)
+            return s * m_bias[size_t(m)];
+    }
+    return typeSpeed(job.model, type) * m_bias[size_t(m)];
 }
 
 double PerfModel::expectedRate(const Job& job, const std::vector<int>& machines, int switchCount, int coRunners) const

@@ -9,6 +9,8 @@
 // With `ideal` every job runs exactly its trace duration wherever it is placed.
 #include <map>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "model/clusterspec.h"
@@ -43,9 +45,45 @@ public:
     /// Hex fingerprint of every (model, type, speed) entry (part of a run's identity).
     std::string fingerprint() const;
 
+    // --- Gavel's raw measurements (simulation_throughputs.json): steps/s per (model, scale factor, type),
+    // alone and co-located in pairs. Optional: a table of relative speeds alone leaves them empty.
+    /// steps/s of `model` at scale factor `scale` alone on `gpuType`; < 0 when not measured.
+    double stepsPerSecond(const std::string& model, int scale, const std::string& gpuType) const;
+    void setStepsPerSecond(const std::string& model, int scale, const std::string& gpuType, double sps);
+    /// steps/s of a and b (same scale) sharing `gpuType`; false when not measured. Order-insensitive.
+    bool pairStepsPerSecond(const std::string& a, const std::string& b, int scale, const std::string& gpuType,
+                            double& ta, double& tb) const;
+    void setPairStepsPerSecond(const std::string& a, const std::string& b, int scale, const std::string& gpuType,
+                               double ta, double tb);
+    bool hasMeasurements() const { return !m_sps.empty(); }
+    bool hasPairs() const { return !m_pairs.empty(); }
+    /// The type trace durations are measured on (Gavel: v100).
+    const std::string& referenceType() const { return m_reference; }
+    void setReferenceType(const std::string& t);
+    /// Measured (model, scale) -> lower-case type -> steps/s.
+    const std::map<std::pair<std::string, int>, std::map<std::string, double>>& measurements() const { return m_sps; }
+    /// Whether any measurement names this (lower-case) type.
+    bool measuresType(const std::string& gpuType) const;
+
 private:
     std::map<std::string, std::map<std::string, double>> m_table; // model -> lower-case type -> speed
+    std::map<std::pair<std::string, int>, std::map<std::string, double>> m_sps;
+    std::map<std::tuple<std::string, std::string, int, std::string>, std::pair<double, double>> m_pairs; // a <= b
+    std::string m_reference;
 };
+
+/// Throughputs (steps/s) of one (model, scale) on a list of GPU types: measured where the table has them,
+/// else estimated as Gavel's estimator does (the closest reference jobs on the measured types); see
+/// perf/throughputestimate.cpp. `error` is set (one line) when the row cannot be measured or estimated.
+struct ThroughputRow {
+    std::vector<double> sps;
+    std::vector<char> estimated; ///< per type: 1 = estimated, 0 = measured
+    std::string how;             ///< one line: which references or scale the estimate came from
+    std::string error;
+    bool anyEstimated() const;
+};
+ThroughputRow throughputRow(const ThroughputTable& table, const std::string& model, int scale,
+                            const std::vector<std::string>& gpuTypes);
 
 /// The performance model of one run: config + cluster + optional table + the run's random stream.
 class PerfModel {
@@ -66,6 +104,8 @@ public:
     double expectedRate(const Job& job, const std::vector<int>& machines, int switchCount, int coRunners) const;
     /// Last noise drawn per machine of the last placement (for the decision log / learning).
     const std::vector<double>& lastNoise() const { return m_lastNoise; }
+    /// The measured speed table of the run (null when none).
+    const ThroughputTable* table() const { return m_table; }
 
 private:
     static constexpr double kHuge = 1e300;
@@ -77,6 +117,9 @@ private:
     std::vector<double> m_bias;
     // cache: (model, type) -> speed; -1 = not computed
     mutable std::vector<double> m_speedCache;
+    // with raw measurements: speed per (model, scale) and type, measured or estimated (throughputRow)
+    mutable std::map<std::pair<int, int>, std::vector<double>> m_scaledCache;
+    double scaledSpeed(const Job& job, int type) const;
     std::vector<double> m_lastNoise;
     double typeSpeed(int model, int type) const;
 };

@@ -35,6 +35,7 @@ struct Scenario {
     bool backfill = true;
     std::map<std::string, std::string> params; ///< policy knobs for every policy of the scenario
     std::string checkpoint;     ///< learned policies' checkpoint file ("" = shipped), absolute once read
+    std::string throughputs;    ///< measured speed table (Gavel's simulation_throughputs.json format), absolute once read; "" = none
     std::vector<ScenarioVariant> variants;     ///< what-if variants run beside the base (none = base only)
 
     /// The cluster as a readCluster argument ("" when Inline).

@@ -87,18 +87,21 @@ void Replayer::seek(int k)
 }
 
 // ------------------------------------------------------------------------------------------ binary encoding
-// Record layout (version 2; all integers LEB128 varints, signed ones zig-zag; floats raw little-endian bits
+// Record layout (version 3; all integers LEB128 varints, signed ones zig-zag; floats raw little-endian bits
 // so that a round trip is exact, NaN "no score" included):
-//   index time(f64) arrived[] finished[] queueLength queue[] preempted[] placements[] admissions[]
+//   index time(f64) arrived[] finished[] queueLength queue[] preempted[] placements[] admissions[] allocation
 //   int lists: count, then zig-zag deltas from the previous value (job ids are mostly increasing)
 //   queue item: job(zz delta) flags(bit0 std, bit1 gate) priority(f32) [std f32] [gate f32]
 //   placement: job(zz) slots(count, gpu, milli) machines(count, values) affinity(count, f32...)
 //              affinityVar(count, f32...) reason
 //   admission: job(zz) verdict score(f32) reason
+//   allocation: type count; when > 0: type names (length + bytes), jobs[] (deltas), shares(count, f32...),
+//               estimated(count, bytes)
 //   reason: index into a table built as the stream goes; index == size: a new string follows (length +
 //           bytes); index == size + 1: a literal string not added (past 256 distinct reasons).
 // Older layouts still read: file version 1 (plain zig-zag ints, flags byte after the priority, literal
-// reasons, no admissions) and the store's blob version 1 (version 2 without admissions).
+// reasons, no admissions), version 2 (no allocation) and the store's blob versions 1 (version 2 without
+// admissions) and 2.
 const char* toString(Admit a)
 {
     switch (a) {
@@ -111,8 +114,8 @@ const char* toString(Admit a)
 
 namespace {
 const char kMagic[6] = {'S', 'S', 'D', 'L', 'O', 'G'};
-constexpr uint8_t kVersion = 2;
-constexpr uint64_t kBlobVersion = 2;
+constexpr uint8_t kVersion = 3;
+constexpr uint64_t kBlobVersion = 3;
 
 void putVar(std::string& b, uint64_t v)
 {
@@ -157,6 +160,7 @@ void putDeltaInts(std::string& b, const std::vector<int>& v)
 struct Layout {
     bool v1File = false;     // SSDLOG version 1
     bool admissions = true;  // version 2
+    bool allocation = true;  // version 3
 };
 
 class Reader {
@@ -319,6 +323,23 @@ public:
                 a.reason = reason(l, reasons);
             }
         }
+        if (l.allocation) {
+            AllocationRecord& a = r.allocation;
+            a.types.resize(count());
+            if (!a.types.empty()) {
+                for (std::string& t : a.types) {
+                    const size_t n = count();
+                    t = std::string(bytes(n));
+                }
+                a.jobs = ints(true);
+                a.share = floats();
+                a.estimated.resize(count());
+                for (uint8_t& e : a.estimated)
+                    e = byte();
+                if (a.share.size() != a.jobs.size() * a.types.size() || a.estimated.size() != a.jobs.size())
+                    fail("allocation size mismatch");
+            }
+        }
         return r;
     }
 
@@ -394,6 +415,19 @@ void DecisionRecordEncoder::encode(std::string& b, const DecisionRecord& r)
         putF(b, a.score);
         reason(b, a.reason);
     }
+    const AllocationRecord& al = r.allocation;
+    putVar(b, al.empty() ? 0 : al.types.size());
+    if (!al.empty() && !al.types.empty()) {
+        for (const std::string& t : al.types) {
+            putVar(b, t.size());
+            b += t;
+        }
+        putDeltaInts(b, al.jobs);
+        putFloats(b, al.share);
+        putVar(b, al.estimated.size());
+        for (uint8_t e : al.estimated)
+            b += char(e);
+    }
 }
 
 std::string encodeDecisionLogBlob(const DecisionLog& log)
@@ -418,10 +452,11 @@ DecisionLog decodeDecisionLogBlob(const void* data, size_t size)
         throw std::runtime_error("decision log blob: bad header");
     Reader rd(p + 4, size - 4, "decision log blob");
     const uint64_t version = rd.var();
-    if (version != 1 && version != kBlobVersion)
+    if (version < 1 || version > kBlobVersion)
         rd.fail("unknown version " + std::to_string(version));
     Layout l;
     l.admissions = version >= 2;
+    l.allocation = version >= 3;
     DecisionLog log;
     log.machineCount = int(rd.var());
     log.gpuCount = int(rd.var());
@@ -479,12 +514,13 @@ DecisionLog readDecisionLog(const std::string& path)
     if (std::memcmp(rd.bytes(6).data(), kMagic, 6) != 0)
         rd.fail("not a SchedStudio decision log");
     const uint8_t ver = rd.byte();
-    if (ver != 1 && ver != kVersion)
+    if (ver < 1 || ver > kVersion)
         throw std::runtime_error(path + ": decision log format version " + std::to_string(int(ver))
-                                 + " is not supported (this build reads versions 1 and 2)");
+                                 + " is not supported (this build reads versions 1 to 3)");
     Layout l;
     l.v1File = ver == 1;
     l.admissions = ver >= 2;
+    l.allocation = ver >= 3;
     DecisionLog log;
     log.machineCount = int(rd.var());
     log.gpuCount = int(rd.var());

@@ -48,6 +48,17 @@ struct AdmissionRecord {
     std::string reason;
 };
 
+/// A round-based policy's allocation at this decision (Gavel's X): the fraction of time each job should spend
+/// on each GPU type, jobs x types row-major, and which jobs' throughputs were estimated rather than measured.
+struct AllocationRecord {
+    std::vector<std::string> types;
+    std::vector<int> jobs;
+    std::vector<float> share;        ///< jobs.size() x types.size()
+    std::vector<uint8_t> estimated;  ///< per job: 1 = its throughputs were estimated (not in the table)
+    bool empty() const { return jobs.empty(); }
+    float at(size_t row, size_t type) const { return share[row * types.size() + type]; }
+};
+
 struct DecisionRecord {
     uint32_t index = 0;
     double time = 0;
@@ -58,6 +69,7 @@ struct DecisionRecord {
     std::vector<int> preempted;
     std::vector<PlacementRecord> placements;
     std::vector<AdmissionRecord> admissions; ///< verdicts of the admission stage at this decision (composites)
+    AllocationRecord allocation; ///< round-based policies (Gavel): the allocation X in force; empty otherwise
 };
 
 /// The whole log in memory (GUI, tests). For big runs stream it with DecisionLogWriter instead.
@@ -103,14 +115,14 @@ private:
     void reason(std::string& out, const std::string& s);
 };
 
-/// Whole log as one blob ("SSLB", version 2, record count, then the records); the store's encoding 2.
+/// Whole log as one blob ("SSLB", version 3, record count, then the records); the store's encoding 2.
 std::string encodeDecisionLogBlob(const DecisionLog& log);
-/// Reads encodeDecisionLogBlob's blob, and the store's older version 1. Throws std::runtime_error
+/// Reads encodeDecisionLogBlob's blob, and the store's older versions 1 and 2. Throws std::runtime_error
 /// "decision log blob: what at byte N" on any corruption, truncation or trailing bytes.
 DecisionLog decodeDecisionLogBlob(const void* data, size_t size);
 
-/// Streams records to a compact binary file: header "SSDLOG", version 2, machine and GPU counts, then
-/// DecisionRecordEncoder records to the end. readDecisionLog also reads version 1 files.
+/// Streams records to a compact binary file: header "SSDLOG", version 3, machine and GPU counts, then
+/// DecisionRecordEncoder records to the end. readDecisionLog also reads version 1 and 2 files.
 class DecisionLogWriter {
 public:
     DecisionLogWriter(const std::string& path, int machineCount, int gpuCount); ///< throws on open failure

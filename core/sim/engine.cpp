@@ -167,6 +167,12 @@ void SchedContext::recordQueue(std::vector<ScoredJob> ranked)
     m_record->queue = std::move(ranked);
 }
 
+void SchedContext::recordAllocation(AllocationRecord allocation)
+{
+    if (m_record)
+        m_record->allocation = std::move(allocation);
+}
+
 void SchedContext::recordPlacement(int job, const std::vector<GpuSlot>& slots, std::vector<float> affinity,
                                    std::string reason, std::vector<float> affinityVar)
 {

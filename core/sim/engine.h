@@ -189,6 +189,8 @@ public:
     /// A placement attempt with one affinity score per machine (dense, machine id order); slots empty = failed.
     void recordPlacement(int job, const std::vector<GpuSlot>& slots, std::vector<float> affinity,
                          std::string reason, std::vector<float> affinityVar = {});
+    /// A round-based policy's allocation (Gavel's X, jobs x GPU types) in force at this decision.
+    void recordAllocation(AllocationRecord allocation);
 
 private:
     friend class Simulator;

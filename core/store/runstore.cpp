@@ -18,7 +18,7 @@ namespace ss {
 namespace {
 
 constexpr const char* kAppTag = "SchedStudio";
-constexpr int kLogEncoding = 2; // decision_logs.encoding: blob version written (1 = before admissions, still read)
+constexpr int kLogEncoding = 3; // decision_logs.encoding: blob version written (1 = before admissions, 2 = before allocations; both still read)
 
 // Migration i (1-based) moves a file from user_version i-1 to i. Never edit a shipped step: add one.
 const char* const kMigrations[] = {
@@ -601,7 +601,7 @@ StoredRun RunStore::loadRun(int64_t id, bool withLog) const
         sqlite3_bind_int64(q, 1, id);
         if (sqlite3_step(q) == SQLITE_ROW) {
             const int enc = sqlite3_column_int(q, 0);
-            if (enc != 1 && enc != kLogEncoding) {
+            if (enc < 1 || enc > kLogEncoding) {
                 sqlite3_reset(q);
                 throw StoreError(m_path + ": run " + std::to_string(id) + ": unknown decision log encoding " +
                                  std::to_string(enc));

@@ -68,6 +68,7 @@ private Q_SLOTS:
     void scenarioRoundTrip();
     void scenarioErrors();
     void teachingText();
+    void teachingAllocationSentence();
 };
 
 void TestModels::jobTableModel()
@@ -432,4 +433,25 @@ void TestModels::teachingText()
 }
 
 QTEST_MAIN(TestModels)
+void TestModels::teachingAllocationSentence()
+{
+    // a round-based policy's X in words, largest share first: "job 7 gets 60 % of its time on V100 and 40 % on P100"
+    Trace t;
+    for (int i = 0; i < 8; ++i) {
+        Job j;
+        j.id = i;
+        t.jobs.push_back(j);
+    }
+    AllocationRecord a;
+    a.types = {"P100", "V100", "K80"};
+    a.jobs = {7, 3};
+    a.share = {0.4f, 0.6f, 0.0f, 0.0f, 0.0f, 0.0f};
+    a.estimated = {0, 1};
+    QCOMPARE(allocationSentence(a, 0, t), QStringLiteral("<b>job 7</b> gets 60 % of its time on V100 and 40 % on P100"));
+    QCOMPARE(allocationSentence(a, 1, t), QStringLiteral("<b>job 3</b> gets no time on any GPU type"));
+    const QString html = explainAllocation(a, t);
+    QVERIFY(html.contains(QStringLiteral("60 % of its time on V100")));
+    QVERIFY(html.contains(QStringLiteral("estimated")));
+}
+
 #include "tst_models.moc"
