@@ -50,9 +50,43 @@ double GittinsTable::index(double a) const
 {
     if (m_sizes.empty() || a >= m_sizes.back())
         return 0.0;
-    const size_t n = m_sizes.size();
     const size_t lo = size_t(std::upper_bound(m_sizes.begin(), m_sizes.end(), a) - m_sizes.begin());
     const size_t hi = size_t(std::upper_bound(m_sizes.begin(), m_sizes.end(), a + m_delta) - m_sizes.begin());
+    return value(a, lo, hi);
+}
+
+size_t GittinsTable::upperFrom(double x, size_t from) const
+{
+    const size_t n = m_sizes.size();
+    from = std::min(from, n);
+    if (from < n && !(x < m_sizes[from])) {
+        // forward: gallop to a position past x, then search the last step
+        size_t step = 1, lo = from + 1, hi = from + 1;
+        while (hi < n && !(x < m_sizes[hi])) {
+            lo = hi + 1;
+            hi = std::min(n, hi + step);
+            step *= 2;
+        }
+        return size_t(std::upper_bound(m_sizes.begin() + long(std::min(lo, n)), m_sizes.begin() + long(std::min(hi, n)), x)
+                      - m_sizes.begin());
+    }
+    if (from > 0 && x < m_sizes[from - 1]) // back (attained service was reset): a plain search
+        return size_t(std::upper_bound(m_sizes.begin(), m_sizes.begin() + long(from), x) - m_sizes.begin());
+    return from;
+}
+
+double GittinsTable::index(double a, Hint& h) const
+{
+    if (m_sizes.empty() || a >= m_sizes.back())
+        return 0.0;
+    h.lo = upperFrom(a, h.lo);
+    h.hi = upperFrom(a + m_delta, std::max(h.hi, h.lo));
+    return value(a, h.lo, h.hi);
+}
+
+double GittinsTable::value(double a, size_t lo, size_t hi) const
+{
+    const size_t n = m_sizes.size();
     const double rem = double(n - lo);
     const double p = double(hi - lo) / rem;
     const double e = ((m_prefix[hi] - m_prefix[lo]) - a * double(hi - lo) + m_delta * double(n - hi)) / rem;
@@ -203,6 +237,8 @@ void PreemptiveScheduler::reset(const SimSetup& setup)
     m_buckets.clear();
     m_jobBucket.assign(n, -1);
     m_jobItem.assign(n, PItem {});
+    m_gHint.assign(m_order == PreemptOrder::Gittins ? n : 0, GittinsTable::Hint {});
+    m_runOrder.clear();
     m_q.assign(n, 0);
     m_zone.assign(n, 1);
     m_seq.assign(n, 0);
@@ -235,7 +271,7 @@ PreemptiveScheduler::Key PreemptiveScheduler::keyFor(const SchedContext& ctx, in
     case PreemptOrder::Las:
         return {double(m_q[size_t(j)]), double(m_zone[size_t(j)]), m_seq[size_t(j)], 0, 0};
     case PreemptOrder::Gittins:
-        return {double(m_q[size_t(j)]), -m_gittins.index(lasAttained(ctx, j)), -ctx.job(j).submit,
+        return {double(m_q[size_t(j)]), -m_gittins.index(lasAttained(ctx, j), m_gHint[size_t(j)]), -ctx.job(j).submit,
                 double(m_zone[size_t(j)]), m_seq[size_t(j)]};
     }
     return {};
@@ -537,8 +573,15 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
         if (runBuilt)
             return;
         runBuilt = true;
+        // in the order of the last sort (see the full walk below), then the jobs started since
+        for (int j : m_runOrder)
+            if (ctx.rt(j).status == JobStatus::Running && !m_flag[size_t(j)])
+                m_flag[size_t(j)] = 1, run.push_back({keyFor(ctx, j), j});
         for (int j : ctx.runningJobs())
-            run.push_back({keyFor(ctx, j), j});
+            if (!m_flag[size_t(j)])
+                run.push_back({keyFor(ctx, j), j});
+        for (const auto& r : run)
+            m_flag[size_t(r.second)] = 0;
     };
     std::vector<std::pair<Key, int>>& walk = m_walkScratch; // pending jobs admitted, in priority order, with keys
     walk.clear();
@@ -599,8 +642,20 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
     }
     if (fullWalk) {
         if (!ordered) {
+            // keys move with time, but little between two walks: start from the last walk's order (jobs that
+            // stopped dropped, new ones appended) and insertion-sort, falling back to a full sort when the
+            // order moved a lot
             buildRun();
-            std::sort(run.begin(), run.end());
+            size_t moves = 0;
+            const size_t cap = 8 * run.size() + 64;
+            for (size_t i = 1; i < run.size() && moves <= cap; ++i)
+                for (size_t k = i; k > 0 && run[k] < run[k - 1] && moves <= cap; --k, ++moves)
+                    std::swap(run[k], run[k - 1]);
+            if (moves > cap)
+                std::sort(run.begin(), run.end());
+            m_runOrder.clear();
+            for (const auto& r : run)
+                m_runOrder.push_back(r.second);
         }
     } else {
         // running jobs all stay; only the jobs demoted at this decision change zone after the pass, and
