@@ -65,6 +65,17 @@ int RunIndex::merge(int a, int b)
     return b;
 }
 
+void RunIndex::addToPath(int64_t sign, int n)
+{
+    // ancestors on m_path hold n in their subtree sums
+    const int64_t* u = use(n);
+    for (int p : m_path) {
+        int64_t* s = sum(p);
+        for (size_t t = 0; t < m_types; ++t)
+            s[t] += sign * u[t];
+    }
+}
+
 void RunIndex::insert(int job, const Key& key, const int64_t* u)
 {
     if (m_node[size_t(job)] >= 0)
@@ -84,10 +95,23 @@ void RunIndex::insert(int job, const Key& key, const int64_t* u)
     m_rand ^= m_rand << 17;
     m_nodes[size_t(n)] = Node {{key, job}, uint32_t(m_rand >> 32), -1, -1};
     std::copy(u, u + m_types, &m_use[size_t(n) * m_types]);
-    pull(n);
+    // down to where the new node's priority places it, split what hangs there around it (a few nodes on
+    // average), and add its holding to the ancestors' sums
+    const Pos& p = m_nodes[size_t(n)].pos;
+    m_path.clear();
+    int* link = &m_root;
+    while (*link >= 0 && m_nodes[size_t(*link)].prio > m_nodes[size_t(n)].prio) {
+        m_path.push_back(*link);
+        Node& x = m_nodes[size_t(*link)];
+        link = p < x.pos ? &x.left : &x.right;
+    }
     int l, r;
-    split(m_root, m_nodes[size_t(n)].pos, false, l, r);
-    m_root = merge(merge(l, n), r);
+    split(*link, p, false, l, r);
+    m_nodes[size_t(n)].left = l;
+    m_nodes[size_t(n)].right = r;
+    pull(n);
+    *link = n;
+    addToPath(+1, n);
     m_node[size_t(job)] = n;
     ++m_count;
 }
@@ -98,10 +122,15 @@ void RunIndex::erase(int job)
     if (n < 0)
         return;
     const Pos p = m_nodes[size_t(n)].pos;
-    int l, mid, r;
-    split(m_root, p, false, l, mid);
-    split(mid, p, true, mid, r);
-    m_root = merge(l, r);
+    m_path.clear();
+    int* link = &m_root;
+    while (*link != n) {
+        m_path.push_back(*link);
+        Node& x = m_nodes[size_t(*link)];
+        link = p < x.pos ? &x.left : &x.right;
+    }
+    addToPath(-1, n);
+    *link = merge(m_nodes[size_t(n)].left, m_nodes[size_t(n)].right);
     m_free.push_back(n);
     m_node[size_t(job)] = -1;
     --m_count;

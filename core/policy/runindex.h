@@ -51,6 +51,8 @@ private:
     std::vector<int64_t> m_sum;  // per node: summed over its subtree
     std::vector<int> m_free;     // unused nodes
     std::vector<int> m_node;     // per job: its node, -1 = not running here
+    std::vector<int> m_path;     // scratch: ancestors of the node inserted or erased
+    void addToPath(int64_t sign, int n);
 
     int64_t* sum(int n) { return &m_sum[size_t(n) * m_types]; }
     const int64_t* sum(int n) const { return &m_sum[size_t(n) * m_types]; }

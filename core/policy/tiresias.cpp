@@ -36,91 +36,6 @@
 
 namespace ss {
 
-// ---------------------------------------------------------------- Gittins
-
-GittinsTable::GittinsTable(std::vector<double> sizes, double delta) : m_sizes(std::move(sizes)), m_delta(delta)
-{
-    std::sort(m_sizes.begin(), m_sizes.end());
-    m_prefix.assign(m_sizes.size() + 1, 0.0);
-    for (size_t i = 0; i < m_sizes.size(); ++i)
-        m_prefix[i + 1] = m_prefix[i] + m_sizes[i];
-}
-
-double GittinsTable::index(double a) const
-{
-    if (m_sizes.empty() || a >= m_sizes.back())
-        return 0.0;
-    const size_t n = m_sizes.size();
-    const size_t lo = size_t(std::upper_bound(m_sizes.begin(), m_sizes.end(), a) - m_sizes.begin());
-    const size_t hi = size_t(std::upper_bound(m_sizes.begin(), m_sizes.end(), a + m_delta) - m_sizes.begin());
-    const double rem = double(n - lo);
-    const double p = double(hi - lo) / rem;
-    const double e = ((m_prefix[hi] - m_prefix[lo]) - a * double(hi - lo) + m_delta * double(n - hi)) / rem;
-    if (e <= 0)
-        return std::numeric_limits<double>::max();
-    return p * 1e6 / e;
-}
-
-std::vector<double> readSizeDistribution(const std::string& path)
-{
-    std::ifstream in(path);
-    if (!in)
-        throw std::runtime_error(path + ": cannot open the size distribution (gittins.dist)");
-    std::string line;
-    long lineNo = 0;
-    int col = -1;
-    std::vector<double> out;
-    auto split = [](const std::string& s) {
-        std::vector<std::string> f;
-        std::string cur;
-        for (char c : s) {
-            if (c == ',') {
-                f.push_back(cur);
-                cur.clear();
-            } else if (c != '\r' && c != '"') {
-                cur += c;
-            }
-        }
-        f.push_back(cur);
-        for (auto& x : f) {
-            size_t a = x.find_first_not_of(" \t"), b = x.find_last_not_of(" \t");
-            x = a == std::string::npos ? std::string() : x.substr(a, b - a + 1);
-        }
-        return f;
-    };
-    while (std::getline(in, line)) {
-        ++lineNo;
-        if (line.find_first_not_of(" \t\r") == std::string::npos)
-            continue;
-        const auto f = split(line);
-        if (col < 0) {
-            for (size_t i = 0; i < f.size(); ++i) {
-                std::string low = f[i];
-                for (char& c : low)
-                    c = char(std::tolower(static_cast<unsigned char>(c)));
-                if (low == "duration")
-                    col = int(i);
-            }
-            if (col >= 0)
-                continue; // header
-            if (f.size() != 1)
-                throw std::runtime_error(path + ":" + std::to_string(lineNo) + ": column 'duration': no such column in the header");
-            col = 0; // one bare column, no header: this line is data
-        }
-        if (size_t(col) >= f.size())
-            throw std::runtime_error(path + ":" + std::to_string(lineNo) + ": column 'duration': missing");
-        char* end = nullptr;
-        const double v = std::strtod(f[size_t(col)].c_str(), &end);
-        if (f[size_t(col)].empty() || *end != '\0' || !std::isfinite(v) || v < 0)
-            throw std::runtime_error(path + ":" + std::to_string(lineNo) + ": column 'duration': not a non-negative number: '"
-                                     + f[size_t(col)] + "'");
-        out.push_back(v);
-    }
-    if (out.empty())
-        throw std::runtime_error(path + ": column 'duration': no samples");
-    return out;
-}
-
 // ---------------------------------------------------------------- scheduler
 
 namespace {
@@ -203,6 +118,8 @@ void PreemptiveScheduler::reset(const SimSetup& setup)
     m_buckets.clear();
     m_jobBucket.assign(n, -1);
     m_jobItem.assign(n, PItem {});
+    m_gHint.assign(m_order == PreemptOrder::Gittins ? n : 0, GittinsTable::Hint {});
+    m_runOrder.clear();
     m_q.assign(n, 0);
     m_zone.assign(n, 1);
     m_seq.assign(n, 0);
@@ -235,7 +152,7 @@ PreemptiveScheduler::Key PreemptiveScheduler::keyFor(const SchedContext& ctx, in
     case PreemptOrder::Las:
         return {double(m_q[size_t(j)]), double(m_zone[size_t(j)]), m_seq[size_t(j)], 0, 0};
     case PreemptOrder::Gittins:
-        return {double(m_q[size_t(j)]), -m_gittins.index(lasAttained(ctx, j)), -ctx.job(j).submit,
+        return {double(m_q[size_t(j)]), -m_gittins.index(lasAttained(ctx, j), m_gHint[size_t(j)]), -ctx.job(j).submit,
                 double(m_zone[size_t(j)]), m_seq[size_t(j)]};
     }
     return {};
@@ -537,8 +454,15 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
         if (runBuilt)
             return;
         runBuilt = true;
+        // in the order of the last sort (see the full walk below), then the jobs started since
+        for (int j : m_runOrder)
+            if (ctx.rt(j).status == JobStatus::Running && !m_flag[size_t(j)])
+                m_flag[size_t(j)] = 1, run.push_back({keyFor(ctx, j), j});
         for (int j : ctx.runningJobs())
-            run.push_back({keyFor(ctx, j), j});
+            if (!m_flag[size_t(j)])
+                run.push_back({keyFor(ctx, j), j});
+        for (const auto& r : run)
+            m_flag[size_t(r.second)] = 0;
     };
     std::vector<std::pair<Key, int>>& walk = m_walkScratch; // pending jobs admitted, in priority order, with keys
     walk.clear();
@@ -599,8 +523,20 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
     }
     if (fullWalk) {
         if (!ordered) {
+            // keys move with time, but little between two walks: start from the last walk's order (jobs that
+            // stopped dropped, new ones appended) and insertion-sort, falling back to a full sort when the
+            // order moved a lot
             buildRun();
-            std::sort(run.begin(), run.end());
+            size_t moves = 0;
+            const size_t cap = 8 * run.size() + 64;
+            for (size_t i = 1; i < run.size() && moves <= cap; ++i)
+                for (size_t k = i; k > 0 && run[k] < run[k - 1] && moves <= cap; --k, ++moves)
+                    std::swap(run[k], run[k - 1]);
+            if (moves > cap)
+                std::sort(run.begin(), run.end());
+            m_runOrder.clear();
+            for (const auto& r : run)
+                m_runOrder.push_back(r.second);
         }
     } else {
         // running jobs all stay; only the jobs demoted at this decision change zone after the pass, and

@@ -25,6 +25,12 @@ public:
     GittinsTable(std::vector<double> sizes, double delta);
     /// Index for attained service a; 0 once a reaches the largest sample (as Tiresias).
     double index(double attained) const;
+    /// The same value, searching from where the last call with this hint ended (a running job's attained
+    /// service only grows, so the sample positions move forward a little between calls).
+    struct Hint {
+        size_t lo = 0, hi = 0;
+    };
+    double index(double attained, Hint& hint) const;
     bool empty() const { return m_sizes.empty(); }
     size_t samples() const { return m_sizes.size(); }
     double delta() const { return m_delta; }
@@ -33,6 +39,9 @@ private:
     std::vector<double> m_sizes;  // sorted
     std::vector<double> m_prefix; // m_prefix[i] = sum of m_sizes[0..i)
     double m_delta = 3250;
+    double value(double a, size_t lo, size_t hi) const;
+    /// First position with a sample > x, starting from `from` (galloping forward or back).
+    size_t upperFrom(double x, size_t from) const;
 };
 
 /// Reads a size distribution: a CSV with a `duration` column (Tiresias yarn-gput1000.csv) or one bare column.
@@ -80,6 +89,8 @@ private:
     std::vector<double> m_thr;
     double m_knob = 0;
     GittinsTable m_gittins;
+    mutable std::vector<GittinsTable::Hint> m_gHint; // per job
+    std::vector<int> m_runOrder; // SRTF and Gittins: running jobs in the order of the last sort
     bool m_gittinsFromTrace = true;
     double m_gittinsDelta = 3250;
     const Trace* m_trace = nullptr;

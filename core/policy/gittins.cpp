@@ -1,0 +1,130 @@
+// The Gittins index table of 2D-Gittins (GittinsTable, tiresias.h) and the size-distribution reader.
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <stdexcept>
+
+#include "policy/tiresias.h"
+
+namespace ss {
+
+GittinsTable::GittinsTable(std::vector<double> sizes, double delta) : m_sizes(std::move(sizes)), m_delta(delta)
+{
+    std::sort(m_sizes.begin(), m_sizes.end());
+    m_prefix.assign(m_sizes.size() + 1, 0.0);
+    for (size_t i = 0; i < m_sizes.size(); ++i)
+        m_prefix[i + 1] = m_prefix[i] + m_sizes[i];
+}
+
+double GittinsTable::index(double a) const
+{
+    if (m_sizes.empty() || a >= m_sizes.back())
+        return 0.0;
+    const size_t lo = size_t(std::upper_bound(m_sizes.begin(), m_sizes.end(), a) - m_sizes.begin());
+    const size_t hi = size_t(std::upper_bound(m_sizes.begin(), m_sizes.end(), a + m_delta) - m_sizes.begin());
+    return value(a, lo, hi);
+}
+
+size_t GittinsTable::upperFrom(double x, size_t from) const
+{
+    const size_t n = m_sizes.size();
+    from = std::min(from, n);
+    if (from < n && !(x < m_sizes[from])) {
+        // forward: gallop to a position past x, then search the last step
+        size_t step = 1, lo = from + 1, hi = from + 1;
+        while (hi < n && !(x < m_sizes[hi])) {
+            lo = hi + 1;
+            hi = std::min(n, hi + step);
+            step *= 2;
+        }
+        return size_t(std::upper_bound(m_sizes.begin() + long(std::min(lo, n)), m_sizes.begin() + long(std::min(hi, n)), x)
+                      - m_sizes.begin());
+    }
+    if (from > 0 && x < m_sizes[from - 1]) // back (attained service was reset): a plain search
+        return size_t(std::upper_bound(m_sizes.begin(), m_sizes.begin() + long(from), x) - m_sizes.begin());
+    return from;
+}
+
+double GittinsTable::index(double a, Hint& h) const
+{
+    if (m_sizes.empty() || a >= m_sizes.back())
+        return 0.0;
+    h.lo = upperFrom(a, h.lo);
+    h.hi = upperFrom(a + m_delta, std::max(h.hi, h.lo));
+    return value(a, h.lo, h.hi);
+}
+
+double GittinsTable::value(double a, size_t lo, size_t hi) const
+{
+    const size_t n = m_sizes.size();
+    const double rem = double(n - lo);
+    const double p = double(hi - lo) / rem;
+    const double e = ((m_prefix[hi] - m_prefix[lo]) - a * double(hi - lo) + m_delta * double(n - hi)) / rem;
+    if (e <= 0)
+        return std::numeric_limits<double>::max();
+    return p * 1e6 / e;
+}
+
+std::vector<double> readSizeDistribution(const std::string& path)
+{
+    std::ifstream in(path);
+    if (!in)
+        throw std::runtime_error(path + ": cannot open the size distribution (gittins.dist)");
+    std::string line;
+    long lineNo = 0;
+    int col = -1;
+    std::vector<double> out;
+    auto split = [](const std::string& s) {
+        std::vector<std::string> f;
+        std::string cur;
+        for (char c : s) {
+            if (c == ',') {
+                f.push_back(cur);
+                cur.clear();
+            } else if (c != '\r' && c != '"') {
+                cur += c;
+            }
+        }
+        f.push_back(cur);
+        for (auto& x : f) {
+            size_t a = x.find_first_not_of(" \t"), b = x.find_last_not_of(" \t");
+            x = a == std::string::npos ? std::string() : x.substr(a, b - a + 1);
+        }
+        return f;
+    };
+    while (std::getline(in, line)) {
+        ++lineNo;
+        if (line.find_first_not_of(" \t\r") == std::string::npos)
+            continue;
+        const auto f = split(line);
+        if (col < 0) {
+            for (size_t i = 0; i < f.size(); ++i) {
+                std::string low = f[i];
+                for (char& c : low)
+                    c = char(std::tolower(static_cast<unsigned char>(c)));
+                if (low == "duration")
+                    col = int(i);
+            }
+            if (col >= 0)
+                continue; // header
+            if (f.size() != 1)
+                throw std::runtime_error(path + ":" + std::to_string(lineNo) + ": column 'duration': no such column in the header");
+            col = 0; // one bare column, no header: this line is data
+        }
+        if (size_t(col) >= f.size())
+            throw std::runtime_error(path + ":" + std::to_string(lineNo) + ": column 'duration': missing");
+        char* end = nullptr;
+        const double v = std::strtod(f[size_t(col)].c_str(), &end);
+        if (f[size_t(col)].empty() || *end != '\0' || !std::isfinite(v) || v < 0)
+            throw std::runtime_error(path + ":" + std::to_string(lineNo) + ": column 'duration': not a non-negative number: '"
+                                     + f[size_t(col)] + "'");
+        out.push_back(v);
+    }
+    if (out.empty())
+        throw std::runtime_error(path + ": column 'duration': no samples");
+    return out;
+}
+
+} // namespace ss
