@@ -173,8 +173,10 @@ public:
     const std::vector<int>& admittedLate() const;
 
     /// Start a pending job on `slots`. Throws PolicyError if the slots are invalid, busy, of a type the job
-    /// may not use, or do not match the job's demand. Returns the job's rate.
-    double start(int job, std::vector<GpuSlot> slots, std::string_view reason = {});
+    /// may not use, or do not match the job's demand. Returns the job's rate. `restoreDelay` >= 0: seconds a
+    /// resumed job spends restoring its checkpoint, charged by the policy's own overhead model (Chronus) in
+    /// place of PerfConfig::preemptOverhead; < 0 = the run's PerfConfig.
+    double start(int job, std::vector<GpuSlot> slots, std::string_view reason = {}, double restoreDelay = -1);
     /// Stop a running job and put it back in the queue (its remaining work is kept).
     void preempt(int job);
     /// Ask for a decision point at time t (e.g. the next round or a queue-threshold crossing).
