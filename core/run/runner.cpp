@@ -91,6 +91,7 @@ RunOutput runSimulation(const ClusterSpec& cluster, const Trace& traceIn, const 
     out.summary = metrics.summary();
     out.summary.events = sim.eventsProcessed();
     out.summary.decisions = sim.decisions();
+    out.summary.policyStats = policy->runStats();
     out.jobs = metrics.takeJobs();
     out.series = metrics.series();
     return out;

@@ -106,6 +106,9 @@ public:
     /// Accept (the job joins the queue), reject (JobStatus::Rejected, onJobRejected with the reason) or
     /// defer (JobStatus::Deferred until a later verdict), with a score and a reason for the decision log.
     virtual AdmissionRecord admit(const SchedContext& ctx, int job) { return {job, Admit::Accept, kNoScore, {}}; }
+    /// Named figures the policy reports about its own run once it is over (Chronus: SLO jobs accepted, lease
+    /// solver time), in a fixed order; the runner copies them into the run's summary.
+    virtual std::vector<std::pair<std::string, double>> runStats() const { return {}; }
 };
 
 /// Subscribers to what the engine does (metrics, logs, the GUI).

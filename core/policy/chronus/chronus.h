@@ -51,6 +51,10 @@ public:
     void onJobStopped(int job, double now, bool finished, const JobRuntime& rt) override;
     bool hasAdmission() const override { return true; }
     AdmissionRecord admit(const SchedContext& ctx, int job) override;
+    /// slo_accepted, slo_accepted_later, slo_unaccepted, overrun_demotions, lease_boundaries, lease_milps
+    /// (boundaries with accepted jobs to plan), lease_solver_mean_ms / _max_ms (over those), lease_time_limit_hits,
+    /// lease_fallbacks.
+    std::vector<std::pair<std::string, double>> runStats() const override;
 
     // --- read access (tests, statistics, the studio) ---
     const ChronusParams& params() const { return m_p; }

@@ -185,6 +185,31 @@ void ChronusScheduler::leaseBoundary(SchedContext& ctx, int64_t k)
     }
 }
 
+std::vector<std::pair<std::string, double>> ChronusScheduler::runStats() const
+{
+    int milps = 0, hits = 0, fallbacks = 0;
+    double sum = 0, mx = 0;
+    for (const LeaseSolve& s : m_solves) {
+        if (s.jobs == 0)
+            continue;
+        ++milps;
+        sum += s.seconds;
+        mx = std::max(mx, s.seconds);
+        hits += s.hitTimeLimit ? 1 : 0;
+        fallbacks += s.fallback ? 1 : 0;
+    }
+    return {{"slo_accepted", double(m_accepted)},
+            {"slo_accepted_later", double(m_acceptedLater)},
+            {"slo_unaccepted", double(m_unaccepted)},
+            {"overrun_demotions", double(m_demotions)},
+            {"lease_boundaries", double(m_solves.size())},
+            {"lease_milps", double(milps)},
+            {"lease_solver_mean_ms", milps ? 1000.0 * sum / milps : 0.0},
+            {"lease_solver_max_ms", 1000.0 * mx},
+            {"lease_time_limit_hits", double(hits)},
+            {"lease_fallbacks", double(fallbacks)}};
+}
+
 namespace {
 const PolicyRegistrar reg(
     {.name = "chronus",

@@ -127,7 +127,7 @@ AdmissionResult admitGreedy(const CapacityTable& cap, int gpus, int need, const 
 
 // ---------------------------------------------------------------- greedy selector
 
-LeasePlan greedyPlan(const std::vector<PlanJob>& jobs, std::vector<int> capacity)
+LeasePlan greedyPlan(const std::vector<PlanJob>& jobs, std::vector<int> capacity, bool earliest)
 {
     struct Entry {
         int job; // index into jobs
@@ -161,12 +161,18 @@ LeasePlan greedyPlan(const std::vector<PlanJob>& jobs, std::vector<int> capacity
         const PlanJob& j = jobs[size_t(e.job)];
         const PlanLevel& lv = j.levels[size_t(e.lv)];
         std::vector<int> got;
-        for (int l = lv.maxLease - 1; l >= 0 && int(got.size()) < j.need; --l)
-            if (freeAt(l) >= j.gpus)
-                got.push_back(l);
+        if (earliest) {
+            for (int l = 0; l < lv.maxLease && int(got.size()) < j.need; ++l)
+                if (freeAt(l) >= j.gpus)
+                    got.push_back(l);
+        } else {
+            for (int l = lv.maxLease - 1; l >= 0 && int(got.size()) < j.need; --l)
+                if (freeAt(l) >= j.gpus)
+                    got.push_back(l);
+        }
         if (int(got.size()) < j.need)
             continue;
-        std::reverse(got.begin(), got.end());
+        std::sort(got.begin(), got.end());
         for (int l : got)
             capacity[size_t(l)] -= j.gpus;
         p.level[size_t(e.job)] = e.lv;
@@ -192,43 +198,96 @@ double planObjective(const std::vector<PlanJob>& jobs, const LeasePlan& plan, co
 
 // ---------------------------------------------------------------- MILP
 
-MilpResult solveLeaseMilp(const std::vector<PlanJob>& jobs, const std::vector<int>& capacity, const MilpOptions& opt)
+MilpResult solveLeaseMilp(const std::vector<PlanJob>& jobs, const std::vector<int>& capacity, const MilpOptions& opt,
+                          bool force)
 {
     const auto t0 = std::chrono::steady_clock::now();
     MilpResult res;
+    const LeasePlan greedy = greedyPlan(jobs, capacity, !opt.minusCurrent);
+    {
+        double bound = 0, gSum = 0;
+        for (const PlanJob& j : jobs) {
+            double best = 0;
+            for (const PlanLevel& l : j.levels)
+                best = std::max(best, l.value);
+            bound += best;
+            gSum += j.gpus;
+        }
+        if (!opt.minusCurrent)
+            bound += std::min(gSum, capacity.empty() ? 0.0 : double(capacity[0])) / opt.gMax;
+        const double got = planObjective(jobs, greedy, opt);
+        if (!force && greedy.complete && got >= bound - 1e-9) {
+            res.plan = greedy;
+            res.plan.objective = got;
+            res.solved = res.optimal = res.byBound = true;
+            res.status = "optimal (greedy plan meets the bound)";
+            res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            return res;
+        }
+    }
     const int L = int(capacity.size());
-    // columns: per (job, level): S, then X_0..X_{maxLease-1}
+    // Exact aggregation: a lease (other than the current one) that every job able to use it fits in at once
+    // never binds; its X variables are interchangeable, so per (job, level) one integer Y counts the leases
+    // taken there (0..their number). Contended leases keep binary X_{j,v,l} and a capacity row.
+    std::vector<double> potential(size_t(L), 0.0);
+    for (const PlanJob& j : jobs) {
+        int reach = 0;
+        for (const PlanLevel& l : j.levels)
+            reach = std::max(reach, std::min(l.maxLease, L));
+        for (int l = 0; l < reach; ++l)
+            potential[size_t(l)] += j.gpus;
+    }
+    std::vector<char> contended(size_t(L), 0);
+    for (int l = 0; l < L; ++l)
+        contended[size_t(l)] = l == 0 || potential[size_t(l)] > double(capacity[size_t(l)]);
     struct Block {
-        int job, lv, s, x0, n;
+        int job, lv, s, n;
+        std::vector<int> xl, xc; // contended leases of the window and their columns
+        int y = -1, tail = 0;    // column of Y and how many uncontended leases the window has
     };
     std::vector<Block> blocks;
     int cols = 0;
     for (size_t i = 0; i < jobs.size(); ++i)
         for (size_t v = 0; v < jobs[i].levels.size(); ++v) {
-            const int n = std::min(jobs[i].levels[v].maxLease, L);
-            blocks.push_back({int(i), int(v), cols, cols + 1, n});
-            cols += 1 + n;
+            Block b;
+            b.job = int(i);
+            b.lv = int(v);
+            b.n = std::min(jobs[i].levels[v].maxLease, L);
+            b.s = cols++;
+            for (int l = 0; l < b.n; ++l) {
+                if (contended[size_t(l)]) {
+                    b.xl.push_back(l);
+                    b.xc.push_back(cols++);
+                } else {
+                    ++b.tail;
+                }
+            }
+            if (b.tail > 0)
+                b.y = cols++;
+            res.binaries += 1 + b.n; // the model's size before aggregation
+            blocks.push_back(std::move(b));
         }
-    res.binaries = cols;
     std::vector<double> obj(size_t(cols), 0.0), colLo(size_t(cols), 0.0), colUp(size_t(cols), 1.0);
     const double sign = opt.minusCurrent ? 1.0 : -1.0; // CBC minimises: -(value) and -(+-g/Gmax)
     for (const Block& b : blocks) {
         const PlanJob& j = jobs[size_t(b.job)];
         obj[size_t(b.s)] = -j.levels[size_t(b.lv)].value;
-        if (b.n > 0)
-            obj[size_t(b.x0)] = sign * double(j.gpus) / opt.gMax;
+        if (!b.xl.empty() && b.xl[0] == 0)
+            obj[size_t(b.xc[0])] = sign * double(j.gpus) / opt.gMax;
+        if (b.y >= 0)
+            colUp[size_t(b.y)] = double(b.tail);
     }
     CoinPackedMatrix m(false, 0, 0);
     m.setDimensions(0, cols);
     std::vector<double> rowLo, rowUp;
     std::vector<int> idx;
     std::vector<double> val;
-    // sum_l X = R * S
+    // sum_l X (+ Y) = R * S
     for (const Block& b : blocks) {
-        idx.clear();
-        val.clear();
-        for (int l = 0; l < b.n; ++l) {
-            idx.push_back(b.x0 + l);
+        idx.assign(b.xc.begin(), b.xc.end());
+        val.assign(b.xc.size(), 1.0);
+        if (b.y >= 0) {
+            idx.push_back(b.y);
             val.push_back(1.0);
         }
         idx.push_back(b.s);
@@ -237,17 +296,20 @@ MilpResult solveLeaseMilp(const std::vector<PlanJob>& jobs, const std::vector<in
         rowLo.push_back(0);
         rowUp.push_back(0);
     }
-    // capacity per lease
+    // capacity per contended lease
+    std::vector<std::vector<std::pair<int, double>>> capRows(static_cast<size_t>(L));
+    for (const Block& b : blocks)
+        for (size_t k = 0; k < b.xl.size(); ++k)
+            capRows[size_t(b.xl[k])].push_back({b.xc[k], double(jobs[size_t(b.job)].gpus)});
     for (int l = 0; l < L; ++l) {
+        if (capRows[size_t(l)].empty())
+            continue;
         idx.clear();
         val.clear();
-        for (const Block& b : blocks)
-            if (l < b.n) {
-                idx.push_back(b.x0 + l);
-                val.push_back(double(jobs[size_t(b.job)].gpus));
-            }
-        if (idx.empty())
-            continue;
+        for (const auto& [c, g] : capRows[size_t(l)]) {
+            idx.push_back(c);
+            val.push_back(g);
+        }
         m.appendRow(int(idx.size()), idx.data(), val.data());
         rowLo.push_back(-COIN_DBL_MAX);
         rowUp.push_back(double(capacity[size_t(l)]));
@@ -264,9 +326,9 @@ MilpResult solveLeaseMilp(const std::vector<PlanJob>& jobs, const std::vector<in
         rowLo.push_back(1);
         rowUp.push_back(1);
     }
+    res.columns = cols;
     res.rows = int(rowLo.size());
 
-    const LeasePlan greedy = greedyPlan(jobs, capacity);
     try {
         OsiClpSolverInterface si;
         si.messageHandler()->setLogLevel(0);
@@ -278,13 +340,30 @@ MilpResult solveLeaseMilp(const std::vector<PlanJob>& jobs, const std::vector<in
         model.messageHandler()->setLogLevel(0);
         model.setMaximumSeconds(opt.timeLimit);
         model.setAllowableFractionGap(opt.gap);
+        model.setNumberStrong(0);
+        // Objective values lie on a lattice when every value is a multiple of 1/Gmax (the trace's 10-8-5-2 are):
+        // two different objectives then differ by at least 1/Gmax, so nodes that cannot improve by that much are
+        // pruned without losing optimality.
+        bool lattice = opt.gMax >= 1;
+        for (const PlanJob& j : jobs)
+            for (const PlanLevel& l : j.levels)
+                lattice = lattice && std::fabs(l.value * opt.gMax - std::round(l.value * opt.gMax)) < 1e-9;
+        if (lattice) {
+            model.setCutoffIncrement(0.999 / opt.gMax);
+            model.setAllowableGap(0.999 / opt.gMax);
+        }
         if (greedy.complete) {
             std::vector<double> start(size_t(cols), 0.0);
             for (const Block& b : blocks)
                 if (greedy.level[size_t(b.job)] == b.lv) {
                     start[size_t(b.s)] = 1.0;
-                    for (int l : greedy.leases[size_t(b.job)])
-                        start[size_t(b.x0 + l)] = 1.0;
+                    for (int l : greedy.leases[size_t(b.job)]) {
+                        const auto it = std::lower_bound(b.xl.begin(), b.xl.end(), l);
+                        if (it != b.xl.end() && *it == l)
+                            start[size_t(b.xc[size_t(it - b.xl.begin())])] = 1.0;
+                        else
+                            start[size_t(b.y)] += 1.0;
+                    }
                 }
             double o = 0;
             for (int c = 0; c < cols; ++c)
@@ -309,9 +388,18 @@ MilpResult solveLeaseMilp(const std::vector<PlanJob>& jobs, const std::vector<in
                 if (x[b.s] < 0.5)
                     continue;
                 p.level[size_t(b.job)] = b.lv;
-                for (int l = 0; l < b.n; ++l)
-                    if (x[b.x0 + l] > 0.5)
-                        p.leases[size_t(b.job)].push_back(l);
+                std::vector<int>& got = p.leases[size_t(b.job)];
+                for (size_t k = 0; k < b.xl.size(); ++k)
+                    if (x[b.xc[k]] > 0.5)
+                        got.push_back(b.xl[k]);
+                // Y uncontended leases: the latest of the window (any would do: none of them binds)
+                int want = b.y >= 0 ? int(std::lround(x[b.y])) : 0;
+                for (int l = b.n - 1; l >= 0 && want > 0; --l)
+                    if (!contended[size_t(l)]) {
+                        got.push_back(l);
+                        --want;
+                    }
+                std::sort(got.begin(), got.end());
             }
             p.complete = std::all_of(p.level.begin(), p.level.end(), [](int v) { return v >= 0; });
             p.objective = planObjective(jobs, p, opt);

@@ -70,7 +70,9 @@ AdmissionResult admitGreedy(const CapacityTable& cap, int gpus, int need, const 
 
 /// Greedy selector (the MILP's fallback): (job, level) entries by (value, demand, -slack, maxLease), largest
 /// first; each takes the latest free leases; once a job is placed its other levels are skipped.
-LeasePlan greedyPlan(const std::vector<PlanJob>& jobs, std::vector<int> capacity);
+/// `earliest`: each takes the earliest free leases instead (the MILP's first incumbent when the current-lease
+/// term is a bonus).
+LeasePlan greedyPlan(const std::vector<PlanJob>& jobs, std::vector<int> capacity, bool earliest = false);
 
 struct MilpOptions {
     double timeLimit = 5.0;   ///< seconds (CBC's maximum seconds)
@@ -84,7 +86,9 @@ struct MilpResult {
     bool solved = false;     ///< CBC returned a feasible solution that we used
     bool optimal = false;    ///< proven optimal within the gap
     bool hitTimeLimit = false;
-    int binaries = 0;
+    bool byBound = false;    ///< the greedy plan met an upper bound of the objective: optimal without CBC
+    int binaries = 0;        ///< X and S variables of the model as written (before aggregation)
+    int columns = 0;         ///< columns CBC saw (uncontended leases aggregated into one integer per level)
     int rows = 0;
     double seconds = 0;      ///< wall time of building and solving
     std::string status;      ///< "optimal", "time limit (incumbent)", "infeasible", "time limit (no solution)", ...
@@ -92,8 +96,12 @@ struct MilpResult {
 
 /// Solves the lease MILP for `jobs` over `capacity` (free GPUs of leases 0..capacity.size()-1; jobs' levels
 /// must not reach past it). Every job must take exactly one level (sum_v S = 1). A greedy plan that places
-/// every job is handed to CBC as the first incumbent. Never throws for solver trouble: solved = false.
-MilpResult solveLeaseMilp(const std::vector<PlanJob>& jobs, const std::vector<int>& capacity, const MilpOptions& opt);
+/// every job is handed to CBC as the first incumbent; when it meets the upper bound (every job at its most
+/// valuable level; the current-lease term at its best: 0 with minus, min(sum g, free GPUs now) / Gmax with
+/// plus) it is optimal and CBC is not called (`force`: call CBC anyway, for benchmarks). Never throws for
+/// solver trouble: solved = false.
+MilpResult solveLeaseMilp(const std::vector<PlanJob>& jobs, const std::vector<int>& capacity, const MilpOptions& opt,
+                          bool force = false);
 
 /// Objective of a plan as the MILP counts it (for comparing the MILP with the greedy fallback).
 double planObjective(const std::vector<PlanJob>& jobs, const LeasePlan& plan, const MilpOptions& opt);
