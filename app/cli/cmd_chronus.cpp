@@ -85,7 +85,8 @@ int cmdBenchChronus(Args& a)
                 nJobs, gpus, rounds, limit);
     Rng rng(20211101);
     std::vector<double> ms, bins;
-    int hits = 0, optimal = 0, agree = 0;
+    int hits = 0, nodeHits = 0, optimal = 0, agree = 0;
+    const int maxNodes = int(a.getInt("max-nodes", 50));
     for (int r = 0; r < rounds; ++r) {
         std::vector<chronus::PlanJob> jobs;
         std::vector<int> cap;
@@ -94,10 +95,12 @@ int cmdBenchChronus(Args& a)
         mo.timeLimit = limit;
         mo.minusCurrent = (r % 2) == 0;
         mo.gMax = 16;
+        mo.maxNodes = maxNodes;
         const chronus::MilpResult res = chronus::solveLeaseMilp(jobs, cap, mo, true);
         ms.push_back(1000.0 * res.seconds);
         bins.push_back(res.binaries);
         hits += res.hitTimeLimit ? 1 : 0;
+        nodeHits += res.hitNodeLimit ? 1 : 0;
         optimal += res.optimal ? 1 : 0;
         const chronus::LeasePlan g = chronus::greedyPlan(jobs, cap, !mo.minusCurrent);
         if (res.solved && std::fabs(chronus::planObjective(jobs, g, mo) - res.plan.objective) < 1e-6)
@@ -108,8 +111,8 @@ int cmdBenchChronus(Args& a)
     std::printf("  solve ms: mean %.1f  p50 %.1f  p95 %.1f  max %.1f\n",
                 ms.empty() ? 0.0 : std::accumulate(ms.begin(), ms.end(), 0.0) / double(ms.size()), pct(ms, 50), pct(ms, 95),
                 pct(ms, 100));
-    std::printf("  proven optimal %d/%d, time limit hit %d/%d, greedy selector as good in %d/%d\n", optimal, rounds, hits,
-                rounds, agree, rounds);
+    std::printf("  proven optimal %d/%d, time limit hit %d/%d, node limit (%d) hit %d/%d, greedy selector as good in %d/%d\n",
+                optimal, rounds, hits, rounds, maxNodes, nodeHits, rounds, agree, rounds);
 
     if (!haveTrace)
         return 0;
@@ -119,6 +122,7 @@ int cmdBenchChronus(Args& a)
     cfg.perf = PerfConfig::parse(perfSpec);
     chronus::ChronusParams p;
     p.leaseMinutes = lease;
+    p.maxNodes = maxNodes;
     chronus::ChronusScheduler pol(p);
     Simulator sim(cluster, trace, pol, cfg);
     MetricsCollector metrics;
@@ -128,7 +132,7 @@ int cmdBenchChronus(Args& a)
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const Summary s = metrics.summary();
     std::vector<double> sm, sb;
-    int thits = 0, fallbacks = 0, byCbc = 0;
+    int thits = 0, nhits = 0, fallbacks = 0, byCbc = 0;
     std::ofstream out;
     if (!csv.empty()) {
         out.open(csv);
@@ -146,6 +150,7 @@ int cmdBenchChronus(Args& a)
             sb.push_back(ls.binaries);
         }
         thits += ls.hitTimeLimit ? 1 : 0;
+        nhits += ls.hitNodeLimit ? 1 : 0;
         fallbacks += ls.fallback ? 1 : 0;
     }
     std::printf("\nwhole trace: %s, %zu jobs on %s (%d GPUs), lease %.0f min, perf %s\n", trace.name.c_str(),
@@ -155,9 +160,9 @@ int cmdBenchChronus(Args& a)
     std::printf("  lease plans: %zu with jobs, %d needed CBC (binaries mean %.0f, max %.0f), %zu certified by the bound\n",
                 sm.size(), byCbc, sb.empty() ? 0.0 : std::accumulate(sb.begin(), sb.end(), 0.0) / double(sb.size()),
                 pct(sb, 100), sm.size() - size_t(byCbc));
-    std::printf("  plan ms: mean %.2f  p95 %.2f  max %.1f; time limit hit %d, greedy fallback %d\n",
+    std::printf("  plan ms: mean %.2f  p95 %.2f  max %.1f; time limit hit %d, node limit hit %d, greedy fallback %d\n",
                 sm.empty() ? 0.0 : std::accumulate(sm.begin(), sm.end(), 0.0) / double(sm.size()), pct(sm, 95), pct(sm, 100),
-                thits, fallbacks);
+                thits, nhits, fallbacks);
     std::printf("  deadline miss rate %.4f (weighted %.4f) over %d SLO jobs; accepted %d (%d with a later deadline), "
                 "unaccepted %d; best-effort mean JCT %.2f min over %d jobs\n",
                 s.deadlineMissRate, s.weightedMissRate, s.deadlineJobs, pol.sloAccepted(), pol.sloAcceptedLater(),
@@ -166,7 +171,7 @@ int cmdBenchChronus(Args& a)
 }
 
 CliCommand benchChronus("bench-chronus",
-                        "[--slo-jobs 100] [--rounds 30] [--time-limit 0.2] [--trace FILE [--cluster chronus-120x8] "
+                        "[--slo-jobs 100] [--rounds 30] [--time-limit 0.2] [--max-nodes 50] [--trace FILE [--cluster chronus-120x8] "
                         "[--lease 20] [--perf ideal] [--solves-out F.csv]] : Chronus MILP and whole-trace timings",
                         &cmdBenchChronus);
 

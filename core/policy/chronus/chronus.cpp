@@ -50,6 +50,7 @@ ChronusParams ChronusParams::from(const PolicyOptions& o)
     p.timeLimit = o.paramD("chronus.time_limit", 5);
     p.gap = o.paramD("chronus.gap", 1e-4);
     p.maxEntries = int(o.paramD("chronus.max_entries", -1));
+    p.maxNodes = int(o.paramD("chronus.max_nodes", 50));
     p.overhead = o.param("chronus.overhead", "1") != "0";
     p.mode = o.param("chronus.mode", "adaptive");
     p.milp = o.param("chronus.solver", "cbc") != "greedy";
@@ -151,7 +152,10 @@ AdmissionRecord ChronusScheduler::admit(const SchedContext& ctx, int j)
     const Job& jb = ctx.job(j);
     if (jb.deadlines.empty())
         return {j, Admit::Accept, kNoScore, "best-effort job (no deadline)"};
-    const int64_t first = leaseOf(ctx.now()) + 1; // guarantees start at the next lease boundary
+    // guarantees start at the next lease boundary, or at this one when it has not been planned yet
+    const int64_t k = leaseOf(ctx.now());
+    const bool onBoundary = k != m_boundaryLease && ctx.now() - double(k) * m_leaseSec < 1e-6;
+    const int64_t first = onBoundary ? k : k + 1;
     const int need = leasesNeeded(ctx, j);
     const int g = roundUpGpus(jb.wholeGpus());
     std::vector<int> maxLeases;

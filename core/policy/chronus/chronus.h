@@ -21,6 +21,7 @@ struct ChronusParams {
     double leaseMinutes = 20;    ///< L
     double timeLimit = 5;        ///< MILP seconds per lease boundary
     double gap = 1e-4;           ///< MILP relative gap
+    int maxNodes = 50;           ///< MILP branch-and-bound nodes per boundary (deterministic bound)
     int maxEntries = -1;         ///< (job, level) entries in one MILP; -1 = 1200 L / 60 (the artifact's)
     bool overhead = true;        ///< charge 0.5 (1 + log2 g) min per resume
     std::string mode = "adaptive"; ///< adaptive | minus | plus: sign of the MILP's current-lease term
@@ -37,6 +38,7 @@ struct LeaseSolve {
     double seconds = 0;    ///< MILP build + solve (0 when there was nothing to solve)
     bool milp = false;     ///< the MILP's plan was used
     bool hitTimeLimit = false;
+    bool hitNodeLimit = false;
     bool fallback = false; ///< the greedy selector's plan was used after a solver failure / infeasibility
     int guaranteed = 0;    ///< jobs running this lease as guaranteed
     std::string status;

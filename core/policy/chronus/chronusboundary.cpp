@@ -81,6 +81,7 @@ void ChronusScheduler::leaseBoundary(SchedContext& ctx, int64_t k)
     MilpOptions mo;
     mo.timeLimit = m_p.timeLimit;
     mo.gap = m_p.gap;
+    mo.maxNodes = m_p.maxNodes;
     mo.gMax = double(m_maxRounded);
     bool unacceptedExist = false;
     for (int j : m_active)
@@ -94,6 +95,7 @@ void ChronusScheduler::leaseBoundary(SchedContext& ctx, int64_t k)
         ls.binaries = r.binaries;
         ls.seconds = r.seconds;
         ls.hitTimeLimit = r.hitTimeLimit;
+        ls.hitNodeLimit = r.hitNodeLimit;
         if (r.solved) {
             plan = std::move(r.plan);
             ls.milp = true;
@@ -187,7 +189,7 @@ void ChronusScheduler::leaseBoundary(SchedContext& ctx, int64_t k)
 
 std::vector<std::pair<std::string, double>> ChronusScheduler::runStats() const
 {
-    int milps = 0, hits = 0, fallbacks = 0;
+    int milps = 0, hits = 0, nodeHits = 0, fallbacks = 0;
     double sum = 0, mx = 0;
     for (const LeaseSolve& s : m_solves) {
         if (s.jobs == 0)
@@ -196,6 +198,7 @@ std::vector<std::pair<std::string, double>> ChronusScheduler::runStats() const
         sum += s.seconds;
         mx = std::max(mx, s.seconds);
         hits += s.hitTimeLimit ? 1 : 0;
+        nodeHits += s.hitNodeLimit ? 1 : 0;
         fallbacks += s.fallback ? 1 : 0;
     }
     return {{"slo_accepted", double(m_accepted)},
@@ -207,6 +210,7 @@ std::vector<std::pair<std::string, double>> ChronusScheduler::runStats() const
             {"lease_solver_mean_ms", milps ? 1000.0 * sum / milps : 0.0},
             {"lease_solver_max_ms", 1000.0 * mx},
             {"lease_time_limit_hits", double(hits)},
+            {"lease_node_limit_hits", double(nodeHits)},
             {"lease_fallbacks", double(fallbacks)}};
 }
 
@@ -222,6 +226,8 @@ const PolicyRegistrar reg(
                  .help = "MILP time limit per lease boundary, seconds (greedy fallback when no solution)"},
                 {.key = "chronus.gap", .type = ParamSpec::Type::Number, .dflt = "0.0001", .min = 0, .max = 1,
                  .help = "MILP relative optimality gap"},
+                {.key = "chronus.max_nodes", .type = ParamSpec::Type::Integer, .dflt = "50", .min = -1,
+                 .help = "MILP branch-and-bound nodes per boundary, the best plan found so far is used (-1 = no limit)"},
                 {.key = "chronus.max_entries", .type = ParamSpec::Type::Integer, .dflt = "-1", .min = -1,
                  .help = "(job, level) entries per MILP before cached plans are kept out; -1 = 1200 L / 60"},
                 {.key = "chronus.overhead", .type = ParamSpec::Type::Bool, .dflt = "1",

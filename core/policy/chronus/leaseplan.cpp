@@ -341,6 +341,8 @@ MilpResult solveLeaseMilp(const std::vector<PlanJob>& jobs, const std::vector<in
         model.setMaximumSeconds(opt.timeLimit);
         model.setAllowableFractionGap(opt.gap);
         model.setNumberStrong(0);
+        if (opt.maxNodes >= 0)
+            model.setMaximumNodes(opt.maxNodes);
         // Objective values lie on a lattice when every value is a multiple of 1/Gmax (the trace's 10-8-5-2 are):
         // two different objectives then differ by at least 1/Gmax, so nodes that cannot improve by that much are
         // pruned without losing optimality.
@@ -372,15 +374,19 @@ MilpResult solveLeaseMilp(const std::vector<PlanJob>& jobs, const std::vector<in
         }
         model.branchAndBound();
         res.hitTimeLimit = model.isSecondsLimitReached();
+        res.hitNodeLimit = model.isNodeLimitReached();
         const double* x = model.bestSolution();
         if (model.isProvenInfeasible()) {
             res.status = "infeasible";
         } else if (!x) {
-            res.status = res.hitTimeLimit ? "time limit (no solution)" : "no solution";
+            res.status = res.hitTimeLimit ? "time limit (no solution)" : res.hitNodeLimit ? "node limit (no solution)" : "no solution";
         } else {
             res.solved = true;
             res.optimal = model.isProvenOptimal();
-            res.status = res.optimal ? "optimal" : (res.hitTimeLimit ? "time limit (incumbent)" : "stopped (incumbent)");
+            res.status = res.optimal ? "optimal"
+                : res.hitTimeLimit   ? "time limit (incumbent)"
+                : res.hitNodeLimit   ? "node limit (incumbent)"
+                                     : "stopped (incumbent)";
             LeasePlan& p = res.plan;
             p.level.assign(jobs.size(), -1);
             p.leases.assign(jobs.size(), {});

@@ -77,6 +77,7 @@ LeasePlan greedyPlan(const std::vector<PlanJob>& jobs, std::vector<int> capacity
 struct MilpOptions {
     double timeLimit = 5.0;   ///< seconds (CBC's maximum seconds)
     double gap = 1e-4;        ///< relative gap at which CBC stops
+    int maxNodes = 200;       ///< branch-and-bound nodes (a deterministic bound, unlike the time limit); < 0 = none
     bool minusCurrent = true; ///< objective's current-lease term: -g/Gmax (leave GPUs free now) or +g/Gmax
     double gMax = 8;          ///< the largest rounded demand (objective normaliser)
 };
@@ -86,6 +87,7 @@ struct MilpResult {
     bool solved = false;     ///< CBC returned a feasible solution that we used
     bool optimal = false;    ///< proven optimal within the gap
     bool hitTimeLimit = false;
+    bool hitNodeLimit = false;
     bool byBound = false;    ///< the greedy plan met an upper bound of the objective: optimal without CBC
     int binaries = 0;        ///< X and S variables of the model as written (before aggregation)
     int columns = 0;         ///< columns CBC saw (uncontended leases aggregated into one integer per level)
