@@ -9,7 +9,9 @@
 #include <fstream>
 
 #include "io/ioerror.h"
+#include "io/runio.h"
 #include "io/traceio.h"
+#include "run/runner.h"
 #include "metrics/metrics.h"
 #include "model/tracegen.h"
 #include "policy/chronus/chronus.h"
@@ -343,6 +345,20 @@ private Q_SLOTS:
         const std::string neg = writeFile(dir, "negmap.csv", "t,g,d,dl,val\n0,1,10,60-30,10-5\n");
         const std::string e2 = readError(neg, o);
         QVERIFY2(e2.find("dl") != std::string::npos && e2.find("not increasing") != std::string::npos, e2.c_str());
+    }
+
+    void bundledScenarioRuns()
+    {
+        const Scenario s = readScenario(SS_SOURCE_DIR "/sample-traces/chronus.scenario.json");
+        const ExperimentPlan plan = planScenario(s);
+        QCOMPARE(plan.runs.at(0).spec.policy, std::string("chronus"));
+        const RunInputs& in = plan.inputs.at(0);
+        QCOMPARE(in.trace->jobs.size(), size_t(283)); // 300 rows, 17 with num_gpu 0
+        const RunOutput out = runSimulation(*in.cluster, *in.trace, plan.runs[0].spec);
+        QCOMPARE(out.summary.finished, 283);
+        QVERIFY(out.summary.policyStat("slo_accepted") > 100);
+        QVERIFY(out.summary.policyStat("lease_boundaries") > 0);
+        QVERIFY(out.summary.bestEffortJobs > 0);
     }
 };
 
