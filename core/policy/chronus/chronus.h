@@ -19,7 +19,7 @@ const char* toString(JobClass c);
 
 struct ChronusParams {
     double leaseMinutes = 20;    ///< L
-    double timeLimit = 5;        ///< MILP seconds per lease boundary
+    double timeLimit = 1;        ///< MILP seconds per lease boundary (artifact: 5 s, stopping after 1 s without a better incumbent)
     double gap = 1e-4;           ///< MILP relative gap
     int maxNodes = 50;           ///< MILP branch-and-bound nodes per boundary (deterministic bound)
     int maxEntries = -1;         ///< (job, level) entries in one MILP; -1 = 1200 L / 60 (the artifact's)

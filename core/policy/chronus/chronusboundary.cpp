@@ -222,7 +222,7 @@ const PolicyRegistrar reg(
                     "consolidation + local-search placement",
      .params = {{.key = "chronus.lease", .type = ParamSpec::Type::Number, .dflt = "20", .min = 1, .max = 1440,
                  .help = "lease length L in minutes"},
-                {.key = "chronus.time_limit", .type = ParamSpec::Type::Number, .dflt = "5", .min = 0.001, .max = 3600,
+                {.key = "chronus.time_limit", .type = ParamSpec::Type::Number, .dflt = "1", .min = 0.001, .max = 3600,
                  .help = "MILP time limit per lease boundary, seconds (greedy fallback when no solution)"},
                 {.key = "chronus.gap", .type = ParamSpec::Type::Number, .dflt = "0.0001", .min = 0, .max = 1,
                  .help = "MILP relative optimality gap"},
