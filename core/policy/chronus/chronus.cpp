@@ -96,6 +96,8 @@ void ChronusScheduler::reset(const SimSetup& setup)
     m_boundaryLease = -1;
     m_wakeLease = -1;
     m_solves.clear();
+    m_lastSolved.clear();
+    m_lastSolveLease = -2;
     m_accepted = m_acceptedLater = m_unaccepted = m_demotions = 0;
 }
 

@@ -40,6 +40,7 @@ struct LeaseSolve {
     bool hitTimeLimit = false;
     bool hitNodeLimit = false;
     bool fallback = false; ///< the greedy selector's plan was used after a solver failure / infeasibility
+    bool reused = false;   ///< nothing changed since the last boundary: its plan was kept, nothing solved
     int guaranteed = 0;    ///< jobs running this lease as guaranteed
     std::string status;
 };
@@ -109,6 +110,10 @@ private:
     CapacityTable capacityFrom(int64_t first) const;
     void refreshClasses(SchedContext& ctx, int64_t k);
     void leaseBoundary(SchedContext& ctx, int64_t k);
+    /// Starts and preempts for lease k once the plans are set; records `ls`.
+    void runLease(SchedContext& ctx, int64_t k, LeaseSolve ls);
+    std::vector<int> m_lastSolved; // accepted jobs planned at the last boundary
+    int64_t m_lastSolveLease = -2;
     void demoteOverruns(SchedContext& ctx);
     double emergence(const SchedContext& ctx, int j) const;
     /// Fill order key (larger first): tier, then emergence, then earlier submit.

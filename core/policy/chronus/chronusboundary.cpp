@@ -37,6 +37,43 @@ void ChronusScheduler::leaseBoundary(SchedContext& ctx, int64_t k)
         entries += p.levels.size();
         all.push_back(std::move(p));
     }
+    // Nothing changed since the last solve (the same accepted jobs, no arrival, finish or class change): the
+    // last plan, shifted by the lease that passed, is still feasible and keeps its levels; it is kept instead
+    // of solving again [I] (the artifact re-solves; the value part of its optimum cannot improve, only the
+    // current-lease term might).
+    bool reuse = !accepted.empty() && accepted == m_lastSolved && m_lastSolveLease == k - 1;
+    for (size_t i = 0; reuse && i < all.size(); ++i) {
+        const JobState& s = m_js[size_t(all[i].job)];
+        int held = 0;
+        int64_t last = -1;
+        for (int64_t l : s.plan)
+            if (l >= k) {
+                ++held;
+                last = std::max(last, l);
+            }
+        bool levelOk = false;
+        for (const PlanLevel& lv : all[i].levels)
+            levelOk = levelOk || (lv.level == s.level && last - k < lv.maxLease);
+        reuse = held == all[i].need && levelOk;
+    }
+    m_lastSolved = accepted;
+    m_lastSolveLease = k;
+    if (reuse) {
+        LeaseSolve ls;
+        ls.time = now;
+        ls.lease = k;
+        ls.jobs = int(all.size());
+        ls.reused = true;
+        ls.status = "plan kept: nothing changed since the last boundary";
+        for (const PlanJob& p : all) {
+            JobState& s = m_js[size_t(p.job)];
+            charge(p.job, -1);
+            s.plan.erase(std::remove_if(s.plan.begin(), s.plan.end(), [&](int64_t l) { return l < k; }), s.plan.end());
+            charge(p.job, +1);
+        }
+        runLease(ctx, k, ls);
+        return;
+    }
     std::vector<char> keep(all.size(), 0);
     if (int(entries) > maxEntries) {
         // the loosest jobs with cached plans keep them until the MILP is small enough
@@ -119,6 +156,12 @@ void ChronusScheduler::leaseBoundary(SchedContext& ctx, int64_t k)
         charge(pj[i].job, +1);
     }
 
+    runLease(ctx, k, ls);
+}
+
+void ChronusScheduler::runLease(SchedContext& ctx, int64_t k, LeaseSolve ls)
+{
+    const double now = ctx.now();
     // --- who runs this lease: guaranteed jobs, then the ranked rest by GPU count
     std::vector<int> guaranteedJobs, others;
     for (int j : m_active) {
@@ -189,11 +232,15 @@ void ChronusScheduler::leaseBoundary(SchedContext& ctx, int64_t k)
 
 std::vector<std::pair<std::string, double>> ChronusScheduler::runStats() const
 {
-    int milps = 0, hits = 0, nodeHits = 0, fallbacks = 0;
+    int milps = 0, hits = 0, nodeHits = 0, fallbacks = 0, kept = 0;
     double sum = 0, mx = 0;
     for (const LeaseSolve& s : m_solves) {
         if (s.jobs == 0)
             continue;
+        if (s.reused) {
+            ++kept;
+            continue;
+        }
         ++milps;
         sum += s.seconds;
         mx = std::max(mx, s.seconds);
@@ -207,6 +254,7 @@ std::vector<std::pair<std::string, double>> ChronusScheduler::runStats() const
             {"overrun_demotions", double(m_demotions)},
             {"lease_boundaries", double(m_solves.size())},
             {"lease_milps", double(milps)},
+            {"lease_plans_kept", double(kept)},
             {"lease_solver_mean_ms", milps ? 1000.0 * sum / milps : 0.0},
             {"lease_solver_max_ms", 1000.0 * mx},
             {"lease_time_limit_hits", double(hits)},
