@@ -125,7 +125,16 @@ void printSummary(const RunOutput& o)
     std::printf("fee ($)       mean %s  total %s\n", fmt(s.meanFeeUsd, 3).c_str(), fmt(s.totalFeeUsd).c_str());
     std::printf("makespan      %s h\nutilization   %s\n", fmt(s.makespanH, 3).c_str(), fmt(s.utilization, 4).c_str());
     if (s.deadlineJobs)
-        std::printf("deadlines     %d jobs, miss rate %s\n", s.deadlineJobs, fmt(s.deadlineMissRate, 4).c_str());
+        std::printf("deadlines     %d jobs, miss rate %s, weighted (Chronus) %s\n", s.deadlineJobs,
+                    fmt(s.deadlineMissRate, 4).c_str(), fmt(s.weightedMissRate, 4).c_str());
+    if (s.bestEffortJobs && s.deadlineJobs)
+        std::printf("best-effort   %d jobs, mean JCT %s min\n", s.bestEffortJobs, fmt(s.bestEffortMeanJctMin).c_str());
+    if (!s.policyStats.empty()) {
+        std::printf("policy stats ");
+        for (const auto& [k, v] : s.policyStats)
+            std::printf(" %s=%s", k.c_str(), fmt(v, std::fabs(v - std::round(v)) < 1e-9 ? 0 : 2).c_str());
+        std::printf("\n");
+    }
     std::printf("fairness      Jain %s\npreemptions   %d\n", fmt(s.jainFairness, 4).c_str(), s.preemptions);
     std::printf("engine        %llu events, %llu decisions, %.3f s\n", static_cast<unsigned long long>(s.events),
                 static_cast<unsigned long long>(s.decisions), o.wallSeconds);
@@ -253,6 +262,7 @@ int cmdCompare(Args& a)
         std::string policy;
         std::vector<double> jct, p95, fee, makespan, util, miss;
         std::vector<uint64_t> seeds;
+        std::vector<double> wmiss, beJct, accepted, solverMs; // deadline traces (Chronus's figures)
     };
     std::vector<Row> rows;
     std::vector<std::string> runJson;
@@ -264,7 +274,7 @@ int cmdCompare(Args& a)
         auto it = std::find_if(rows.begin(), rows.end(),
                                [&](const Row& r) { return r.inputs == pr.inputs && r.policy == pr.spec.policy; });
         if (it == rows.end())
-            it = rows.insert(rows.end(), Row{pr.inputs, pr.spec.policy, {}, {}, {}, {}, {}, {}, {}});
+            it = rows.insert(rows.end(), Row{pr.inputs, pr.spec.policy, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}});
         saveRunIfAsked(a, out, a.get("experiment", "compare"));
         const Summary& s = out.summary;
         it->jct.push_back(s.meanJctMin);
@@ -274,6 +284,10 @@ int cmdCompare(Args& a)
         it->util.push_back(s.utilization);
         it->miss.push_back(s.deadlineMissRate);
         it->seeds.push_back(out.seed);
+        it->wmiss.push_back(s.weightedMissRate);
+        it->beJct.push_back(s.bestEffortJobs ? s.bestEffortMeanJctMin : std::nan(""));
+        it->accepted.push_back(s.policyStat("slo_accepted"));
+        it->solverMs.push_back(s.policyStat("lease_solver_mean_ms"));
         runJson.push_back(summaryJson(out));
     };
     executePlan(plan, ex);
@@ -310,6 +324,12 @@ int cmdCompare(Args& a)
             e["makespan_h"] = n(seedStat(r.makespan).mean);
             e["utilization"] = n(seedStat(r.util).mean);
             e["deadline_miss_rate"] = n(seedStat(r.miss).mean);
+            e["weighted_miss_rate"] = n(seedStat(r.wmiss).mean);
+            e["best_effort_mean_jct_min"] = n(seedStat(r.beJct).mean);
+            if (seedStat(r.accepted).n)
+                e["slo_accepted"] = n(seedStat(r.accepted).mean);
+            if (seedStat(r.solverMs).n)
+                e["lease_solver_mean_ms"] = n(seedStat(r.solverMs).mean);
             pol.push(std::move(e));
         }
         o["policies"] = std::move(pol);
@@ -329,8 +349,19 @@ int cmdCompare(Args& a)
     int width = 22;
     for (const Row& r : rows)
         width = std::max(width, int(rowName(r).size()));
-    std::printf("%-*s %18s %12s %16s %12s %8s %8s\n", width, "policy", "mean JCT (min)", "p95 (min)", "mean fee ($)",
+    // deadline traces: Chronus's weighted miss rate, best-effort JCT and the SLO jobs a policy accepted
+    bool deadlines = false;
+    for (const RunInputs& in : plan.inputs)
+        for (const Job& j : in.trace->jobs)
+            if (!j.deadlines.empty()) {
+                deadlines = true;
+                break;
+            }
+    std::printf("%-*s %18s %12s %16s %12s %8s %8s", width, "policy", "mean JCT (min)", "p95 (min)", "mean fee ($)",
                 "makespan h", "util", "DL miss");
+    if (deadlines)
+        std::printf(" %9s %12s %10s", "wDL miss", "BE JCT min", "SLO acc");
+    std::printf("\n");
     for (const Row& r : rows) {
         const SeedStat jct = seedStat(r.jct), fee = seedStat(r.fee);
         std::string jctS = fmt(jct.mean), feeS = fmt(fee.mean, 3);
@@ -339,9 +370,15 @@ int cmdCompare(Args& a)
             feeS += " ±" + fmt(fee.sd, 2);
         }
         const SeedStat miss = seedStat(r.miss);
-        std::printf("%-*s %18s %12s %16s %12s %8s %8s\n", width, rowName(r).c_str(), jctS.c_str(),
+        std::printf("%-*s %18s %12s %16s %12s %8s %8s", width, rowName(r).c_str(), jctS.c_str(),
                     fmt(seedStat(r.p95).mean).c_str(), feeS.c_str(), fmt(seedStat(r.makespan).mean, 2).c_str(),
                     fmt(seedStat(r.util).mean, 3).c_str(), miss.n ? fmt(miss.mean, 3).c_str() : "nan");
+        if (deadlines) {
+            const SeedStat acc = seedStat(r.accepted);
+            std::printf(" %9s %12s %10s", fmt(seedStat(r.wmiss).mean, 3).c_str(), fmt(seedStat(r.beJct).mean).c_str(),
+                        acc.n ? fmt(acc.mean, 0).c_str() : "-");
+        }
+        std::printf("\n");
     }
     return 0;
 }

@@ -14,10 +14,11 @@ void readMappedCsv(TraceBuilder& b, LineReader& r)
     for (const auto& kv : map) {
         const std::string& k = kv.first;
         static const char* known[] = {"submit", "gpus", "duration", "end", "start", "id", "model", "user",
-                                      "vc", "qos", "status", "cpu", "mem", "gpu_spec", "iterations"};
+                                      "vc", "qos", "status", "cpu", "mem", "gpu_spec", "iterations",
+                                      "deadline", "deadline_values"};
         if (std::find_if(std::begin(known), std::end(known), [&](const char* s) { return k == s; }) == std::end(known))
             throw IoError(f, 0, k, "unknown --map key (known: submit, gpus, duration, end, start, id, model, user, vc, "
-                                   "qos, status, cpu, mem, gpu_spec, iterations)");
+                                   "qos, status, cpu, mem, gpu_spec, iterations, deadline, deadline_values)");
     }
     if (!map.count("submit") || !map.count("gpus") || (!map.count("duration") && !map.count("end")))
         throw IoError(f, 0, "", "--map needs submit=, gpus= and duration= (or end=)");
@@ -63,7 +64,10 @@ void readMappedCsv(TraceBuilder& b, LineReader& r)
     const int cSub = colOf("submit"), cGpu = colOf("gpus"), cDur = colOf("duration"), cEnd = colOf("end"),
               cStart = colOf("start"), cId = colOf("id"), cModel = colOf("model"), cUser = colOf("user"),
               cVc = colOf("vc"), cQos = colOf("qos"), cStatus = colOf("status"), cCpu = colOf("cpu"),
-              cMem = colOf("mem"), cSpec = colOf("gpu_spec"), cIt = colOf("iterations");
+              cMem = colOf("mem"), cSpec = colOf("gpu_spec"), cIt = colOf("iterations"), cDl = colOf("deadline"),
+              cDlVal = colOf("deadline_values");
+    if (cDlVal >= 0 && cDl < 0)
+        throw IoError(f, 0, "deadline_values", "--map deadline_values= needs deadline= as well");
     auto name = [&](int c) -> std::string_view { return h.name(size_t(c)); };
     auto timeOf = [&](std::string_view t, int c, long ln) {
         const FieldRef at{f, ln, name(c)};
@@ -124,6 +128,22 @@ void readMappedCsv(TraceBuilder& b, LineReader& r)
                 j.memGb = float(parseNumberOr(v[size_t(cMem)], 0, {f, ln, name(cMem)}));
             if (cIt >= 0)
                 j.iterations = parseNumberOr(v[size_t(cIt)], 0, {f, ln, name(cIt)});
+            // deadlines: with a strptime --time-format one absolute time (offset = deadline - submit); with a
+            // unit, offsets from submit in that unit, '-'-separated levels as Chronus writes them
+            if (cDl >= 0 && !trim(v[size_t(cDl)]).empty()) {
+                if (strp) {
+                    DeadlineLevel d;
+                    d.offset = timeOf(v[size_t(cDl)], cDl, ln) - j.submit;
+                    if (d.offset < 0)
+                        fail({f, ln, name(cDl)}, "deadline before the submit time");
+                    d.value = cDlVal >= 0 ? parseNumber(v[size_t(cDlVal)], {f, ln, name(cDlVal)}) : 10.0;
+                    j.deadlines.push_back(d);
+                } else {
+                    parseDeadlineLists(v[size_t(cDl)], cDlVal >= 0 ? v[size_t(cDlVal)] : std::string_view(), cDlVal >= 0,
+                                       unit, {f, ln, name(cDl)}, {f, ln, cDlVal >= 0 ? name(cDlVal) : std::string_view("deadline_values")},
+                                       j.deadlines);
+                }
+            }
             b.add(std::move(j), {f, ln, cDur >= 0 ? name(cDur) : name(cEnd)});
         });
     }

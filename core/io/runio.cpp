@@ -388,6 +388,15 @@ std::string summaryJson(const RunOutput& o, int indent)
     j["utilization"] = num(s.utilization);
     j["deadline_jobs"] = num(s.deadlineJobs);
     j["deadline_miss_rate"] = num(s.deadlineMissRate);
+    j["weighted_miss_rate"] = num(s.weightedMissRate);
+    j["best_effort_jobs"] = num(s.bestEffortJobs);
+    j["best_effort_mean_jct_min"] = num(s.bestEffortMeanJctMin);
+    if (!s.policyStats.empty()) {
+        JsonValue ps = JsonValue::makeObject();
+        for (const auto& [k, v] : s.policyStats)
+            ps[k] = num(v);
+        j["policy_stats"] = std::move(ps);
+    }
     j["jain_fairness"] = num(s.jainFairness);
     j["preemptions"] = num(s.preemptions);
     j["events"] = num(double(s.events));

@@ -454,24 +454,17 @@ void readChronus(TraceBuilder& b, LineReader& r)
             j.user = b.intern(b.users, v[size_t(cUser)]);
         if (cType >= 0)
             j.qos = b.intern(b.qos, v[size_t(cType)]);
-        const bool best = cBest >= 0 && parseNumberOr(v[size_t(cBest)], 0, {f, ln, "best_effort"}) != 0;
-        if (!best && cTimes >= 0 && cVals >= 0) {
-            std::string_view ts = trim(v[size_t(cTimes)]), vs = trim(v[size_t(cVals)]);
-            while (!ts.empty()) {
-                if (vs.empty())
-                    fail({f, ln, "expect_value_list"}, "fewer values than deadline times");
-                const size_t a = ts.find('-'), c = vs.find('-');
-                DeadlineLevel d;
-                d.offset = 60.0 * parseNumber(ts.substr(0, a), {f, ln, "expect_time_list"});
-                d.value = parseNumber(vs.substr(0, c), {f, ln, "expect_value_list"});
-                j.deadlines.push_back(d);
-                ts = a == std::string_view::npos ? std::string_view() : ts.substr(a + 1);
-                vs = c == std::string_view::npos ? std::string_view() : vs.substr(c + 1);
-            }
-            if (!vs.empty())
-                fail({f, ln, "expect_value_list"}, "more values than deadline times");
-            std::sort(j.deadlines.begin(), j.deadlines.end(),
-                      [](const DeadlineLevel& x, const DeadlineLevel& y) { return x.offset < y.offset; });
+        bool best = cBest >= 0 && parseNumberOr(v[size_t(cBest)], 0, {f, ln, "best_effort"}) != 0;
+        if (cType >= 0) {
+            const std::string type = lower(trim(v[size_t(cType)]));
+            if (type == "best")
+                best = true;
+            else if (type != "strict" && type != "soft")
+                fail({f, ln, "job_type"}, "unknown job type '" + std::string(trim(v[size_t(cType)])) + "' (strict, soft or best)");
+        }
+        if (!best && cTimes >= 0) {
+            parseDeadlineLists(v[size_t(cTimes)], cVals >= 0 ? v[size_t(cVals)] : std::string_view(), cVals >= 0, 60.0,
+                               {f, ln, "expect_time_list"}, {f, ln, "expect_value_list"}, j.deadlines);
         }
         b.add(std::move(j), {f, ln, "duration"});
     });

@@ -106,4 +106,48 @@ inline void forEachRow(TraceBuilder& b, LineReader& r, char delim, Header& h, Fn
 inline int col(const Header& h, const TraceBuilder& b, const char* name) { return h.require(name, b.file(), 1); }
 
 
+
+/// Deadline levels from two '-'-separated lists (Chronus's expect_time_list / expect_value_list, or --map
+/// deadline= / deadline_values=): offsets times `unit` seconds, values as written (10 each when `values` is
+/// empty and `valuesGiven` is false). Errors name the field: lists of different lengths, a negative or
+/// non-increasing deadline, a value that is not a number.
+inline void parseDeadlineLists(std::string_view times, std::string_view values, bool valuesGiven, double unit,
+                               const FieldRef& timeAt, const FieldRef& valueAt, std::vector<DeadlineLevel>& out)
+{
+    times = trim(times);
+    values = trim(values);
+    size_t nt = 0, nv = 0;
+    while (!times.empty()) {
+        const size_t a = times.find('-');
+        DeadlineLevel d;
+        const std::string_view item = trim(times.substr(0, a));
+        if (item.empty())
+            fail(timeAt, "empty deadline in the list (a negative deadline?)");
+        d.offset = parseNumber(item, timeAt) * unit;
+        if (d.offset < 0)
+            fail(timeAt, "negative deadline " + std::string(item));
+        if (!out.empty() && d.offset <= out.back().offset)
+            fail(timeAt, "deadlines not increasing: " + std::string(item) + " after a later or equal one");
+        ++nt;
+        if (valuesGiven) {
+            if (values.empty())
+                fail(valueAt, std::to_string(nt) + " deadlines but " + std::to_string(nv) + " values: the lists differ in length");
+            const size_t c = values.find('-');
+            d.value = parseNumber(values.substr(0, c), valueAt);
+            ++nv;
+            values = c == std::string_view::npos ? std::string_view() : values.substr(c + 1);
+        } else {
+            d.value = 10;
+        }
+        out.push_back(d);
+        times = a == std::string_view::npos ? std::string_view() : times.substr(a + 1);
+    }
+    if (valuesGiven && !values.empty()) {
+        size_t extra = 1;
+        for (char ch : values)
+            extra += ch == '-' ? 1 : 0;
+        fail(valueAt, std::to_string(nt) + " deadlines but " + std::to_string(nv + extra) + " values: the lists differ in length");
+    }
+}
+
 } // namespace ss::io

@@ -1,6 +1,7 @@
 #include "metrics/metrics.h"
 
 #include <algorithm>
+#include <limits>
 #include <cmath>
 #include <numeric>
 
@@ -205,6 +206,7 @@ Summary MetricsCollector::summary() const
     jct.reserve(m_jobs.size());
     double queue = 0, fee = 0, total = 0;
     int deadlineMiss = 0;
+    double weightedMiss = 0, beJct = 0;
     for (const JobRecord& r : m_jobs) {
         total += r.fee;
         s.preemptions += r.preemptions;
@@ -212,6 +214,10 @@ Summary MetricsCollector::summary() const
             ++s.deadlineJobs;
             if (r.deadlineMet == 0)
                 ++deadlineMiss;
+            weightedMiss += r.deadlineMet == 1 ? std::clamp(1.0 - r.deadlineValue / 10.0, 0.0, 1.0) : 1.0;
+        } else if (r.status == JobStatus::Done) {
+            ++s.bestEffortJobs;
+            beJct += r.jct / 60.0;
         }
         if (r.status == JobStatus::Rejected) {
             ++s.rejected;
@@ -242,8 +248,18 @@ Summary MetricsCollector::summary() const
     const int gpus = m_cluster ? m_cluster->totalGpus() : 0;
     s.utilization = (span > 0 && gpus > 0) ? std::min(1.0, m_utilArea / (span * gpus)) : 0.0;
     s.deadlineMissRate = s.deadlineJobs ? double(deadlineMiss) / s.deadlineJobs : 0.0;
+    s.weightedMissRate = s.deadlineJobs ? weightedMiss / s.deadlineJobs : 0.0;
+    s.bestEffortMeanJctMin = s.bestEffortJobs ? beJct / s.bestEffortJobs : 0.0;
     s.jainFairness = jainIndex(speed);
     return s;
+}
+
+double Summary::policyStat(const std::string& key) const
+{
+    for (const auto& [k, v] : policyStats)
+        if (k == key)
+            return v;
+    return std::numeric_limits<double>::quiet_NaN();
 }
 
 } // namespace ss

@@ -49,6 +49,15 @@ struct Summary {
     double jainFairness = 0; ///< Jain's index over per-job speed (reference duration / JCT)
     int preemptions = 0;
     uint64_t events = 0, decisions = 0;
+    /// Chronus's deadline miss rate (ALGORITHMS.md §5.5): a job that met a level counts 1 - value/10 of the
+    /// first level it met (strict jobs, value 10: 0), one that met none counts 1; mean over deadline jobs.
+    double weightedMissRate = 0;
+    int bestEffortJobs = 0;          ///< finished jobs without deadlines
+    double bestEffortMeanJctMin = 0; ///< their mean JCT
+    /// What the policy reported about its own run (Scheduler::runStats), e.g. slo_accepted.
+    std::vector<std::pair<std::string, double>> policyStats;
+    /// A policy figure by name; NaN when the policy did not report it.
+    double policyStat(const std::string& key) const;
 };
 
 /// Collects JobRecords and a bounded time series (at most ~4096 points, bins widen as the run grows).

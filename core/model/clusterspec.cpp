@@ -223,7 +223,7 @@ ClusterSpec dasCluster(const std::string& name, int gpusPerMachine, int switches
 
 std::vector<std::string> clusterPresetNames()
 {
-    return {"das-case", "das-small", "das-medium", "das-large", "gavel-108", "tiresias-n32g4", "alibaba-scale"};
+    return {"das-case", "das-small", "das-medium", "das-large", "gavel-108", "tiresias-n32g4", "alibaba-scale", "chronus-120x8"};
 }
 
 std::string clusterPresetDescription(std::string_view name)
@@ -240,6 +240,8 @@ std::string clusterPresetDescription(std::string_view name)
         return "Gavel simulation cluster: 36 V100 + 36 P100 + 36 K80 (9 machines x 4 GPUs per type)";
     if (name == "tiresias-n32g4")
         return "Tiresias n32g4: 1 switch, 32 nodes x 4 GPUs (P100), 40 CPUs, 256 GB";
+    if (name == "chronus-120x8")
+        return "Chronus Philly simulation cluster: 120 machines x 8 GPUs (V100) on one switch";
     if (name == "alibaba-scale")
         return "Alibaba PAI 2020 mix: 104x8 V100, 135x8 V100M32, 280x8 MISC, 798x2 P100, 497x2 T4 "
                "(6,742 GPUs on 1,814 machines, 57 switches of 32)";
@@ -274,6 +276,14 @@ ClusterSpec makeClusterPreset(std::string_view name)
         b.sw("sw0");
         b.machines(32, "P100", 4, 0, 40, 256, 25, "n");
         return b.done("tiresias-n32g4");
+    }
+    if (name == "chronus-120x8") {
+        // Chronus's artifact simulates Philly traces on 120 nodes x 8 GPUs under one switch (ALGORITHMS.md §5.5);
+        // the GPU model is not named there: V100, 64 CPUs and 512 GB per node are our choice.
+        Builder b;
+        b.sw("sw0");
+        b.machines(120, "V100", 8, 0, 64, 512, 25, "node");
+        return b.done("chronus-120x8");
     }
     if (name == "alibaba-scale") {
         Builder b;

@@ -94,6 +94,7 @@ RunOutput runSimulation(const ClusterSpec& cluster, const Trace& traceIn, const 
     out.summary = metrics.summary();
     out.summary.events = sim.eventsProcessed();
     out.summary.decisions = sim.decisions();
+    out.summary.policyStats = policy->runStats();
     out.jobs = metrics.takeJobs();
     out.series = metrics.series();
     if (const InvariantChecker* inv = sim.invariants(); inv && !out.cancelled) {

@@ -66,7 +66,7 @@ std::vector<int> SchedContext::pendingJobs() const
     return out;
 }
 
-double SchedContext::start(int job, std::vector<GpuSlot> slots, std::string_view reason)
+double SchedContext::start(int job, std::vector<GpuSlot> slots, std::string_view reason, double restoreDelay)
 {
     const std::string err = m_sim.validateStart(job, slots);
     if (!err.empty())
@@ -82,7 +82,7 @@ double SchedContext::start(int job, std::vector<GpuSlot> slots, std::string_view
         r.firstStart = s.m_now;
     r.lastStart = s.m_now;
     r.lastUpdate = s.m_now;
-    r.resumeAt = s.m_now + (r.preemptions > 0 ? s.m_cfg.perf.preemptOverhead : 0.0);
+    r.resumeAt = s.m_now + (r.preemptions > 0 ? (restoreDelay >= 0 ? restoreDelay : s.m_cfg.perf.preemptOverhead) : 0.0);
     s.m_pending.markRemoved();
     s.m_runningPos[size_t(job)] = int(s.m_running.size());
     s.m_running.push_back(job);

@@ -108,6 +108,9 @@ public:
     /// Accept (the job joins the queue), reject (JobStatus::Rejected, onJobRejected with the reason) or
     /// defer (JobStatus::Deferred until a later verdict), with a score and a reason for the decision log.
     virtual AdmissionRecord admit(const SchedContext& ctx, int job) { return {job, Admit::Accept, kNoScore, {}}; }
+    /// Named figures the policy reports about its own run once it is over (Chronus: SLO jobs accepted, lease
+    /// solver time), in a fixed order; the runner copies them into the run's summary.
+    virtual std::vector<std::pair<std::string, double>> runStats() const { return {}; }
 };
 
 /// Subscribers to what the engine does (metrics, logs, the GUI).
@@ -175,8 +178,10 @@ public:
     const std::vector<int>& admittedLate() const;
 
     /// Start a pending job on `slots`. Throws PolicyError if the slots are invalid, busy, of a type the job
-    /// may not use, or do not match the job's demand. Returns the job's rate.
-    double start(int job, std::vector<GpuSlot> slots, std::string_view reason = {});
+    /// may not use, or do not match the job's demand. Returns the job's rate. `restoreDelay` >= 0: seconds a
+    /// resumed job spends restoring its checkpoint, charged by the policy's own overhead model (Chronus) in
+    /// place of PerfConfig::preemptOverhead; < 0 = the run's PerfConfig.
+    double start(int job, std::vector<GpuSlot> slots, std::string_view reason = {}, double restoreDelay = -1);
     /// Stop a running job and put it back in the queue (its remaining work is kept).
     void preempt(int job);
     /// Ask for a decision point at time t (e.g. the next round or a queue-threshold crossing).

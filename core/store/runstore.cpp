@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <limits>
 
+#include "io/json.h"
 #include "io/runio.h"
 
 #ifndef SCHEDSTUDIO_VERSION
@@ -61,6 +62,14 @@ CREATE TABLE decision_logs(
 ALTER TABLE runs ADD COLUMN name TEXT NOT NULL DEFAULT '';
 CREATE INDEX runs_by_key ON runs(run_key);
 CREATE INDEX runs_by_experiment ON runs(experiment_id);
+)SQL",
+    // 3: Chronus's figures: weighted deadline miss rate, best-effort JCT and what the policy reported about
+    // its run (JSON object, e.g. {"slo_accepted":1724,"lease_solver_mean_ms":3.9}).
+    R"SQL(
+ALTER TABLE runs ADD COLUMN weighted_miss_rate REAL;
+ALTER TABLE runs ADD COLUMN be_jobs INTEGER;
+ALTER TABLE runs ADD COLUMN be_mean_jct_min REAL;
+ALTER TABLE runs ADD COLUMN policy_stats TEXT NOT NULL DEFAULT '';
 )SQL",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == size_t(kStoreSchemaVersion));
@@ -354,8 +363,8 @@ int64_t RunStore::insertRun(const std::string& experiment, const RunOutput& out,
         "trace_fp, config, software_version, created, wall_seconds, cancelled, s_jobs, s_finished, s_unfinished, "
         "s_rejected, mean_jct_min, median_jct_min, p95_jct_min, p99_jct_min, mean_queue_min, mean_fee_usd, "
         "total_fee_usd, makespan_h, utilization, deadline_jobs, deadline_miss_rate, jain_fairness, preemptions, "
-        "events, decisions, name) VALUES(?,?,?,?,?,?,?,?,?,?,?,"
-        "COALESCE(?, strftime('%Y-%m-%dT%H:%M:%SZ','now')),?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+        "events, decisions, name, weighted_miss_rate, be_jobs, be_mean_jct_min, policy_stats) VALUES(?,?,?,?,?,?,?,?,?,?,?,"
+        "COALESCE(?, strftime('%Y-%m-%dT%H:%M:%SZ','now')),?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     const Summary& s = out.summary;
     int i = 1;
     sqlite3_bind_int64(r, i++, exp);
@@ -387,6 +396,19 @@ int64_t RunStore::insertRun(const std::string& experiment, const RunOutput& out,
     sqlite3_bind_int64(r, i++, int64_t(s.events));
     sqlite3_bind_int64(r, i++, int64_t(s.decisions));
     bindS(r, i++, keep ? keep->name : std::string());
+    sqlite3_bind_double(r, i++, s.weightedMissRate);
+    sqlite3_bind_int(r, i++, s.bestEffortJobs);
+    sqlite3_bind_double(r, i++, s.bestEffortMeanJctMin);
+    {
+        std::string stats;
+        if (!s.policyStats.empty()) {
+            JsonValue o = JsonValue::makeObject();
+            for (const auto& [k, v] : s.policyStats)
+                o[k] = std::isfinite(v) ? JsonValue::makeNumber(v) : JsonValue();
+            stats = writeJson(o, -1);
+        }
+        bindS(r, i++, stats);
+    }
     if (sqlite3_step(r) != SQLITE_DONE)
         fail("cannot write run");
     const int64_t runId = sqlite3_last_insert_rowid(m_db);
@@ -515,8 +537,8 @@ StoredRun RunStore::loadRun(int64_t id, bool withLog) const
     sqlite3_stmt* q = prepare(
         "SELECT config, wall_seconds, cancelled, s_jobs, s_finished, s_unfinished, s_rejected, mean_jct_min, "
         "median_jct_min, p95_jct_min, p99_jct_min, mean_queue_min, mean_fee_usd, total_fee_usd, makespan_h, "
-        "utilization, deadline_jobs, deadline_miss_rate, jain_fairness, preemptions, events, decisions "
-        "FROM runs WHERE id = ?");
+        "utilization, deadline_jobs, deadline_miss_rate, jain_fairness, preemptions, events, decisions, "
+        "weighted_miss_rate, be_jobs, be_mean_jct_min, policy_stats FROM runs WHERE id = ?");
     sqlite3_bind_int64(q, 1, id);
     if (sqlite3_step(q) != SQLITE_ROW)
         fail("cannot read run " + std::to_string(id));
@@ -550,6 +572,19 @@ StoredRun RunStore::loadRun(int64_t id, bool withLog) const
     s.preemptions = sqlite3_column_int(q, 19);
     s.events = uint64_t(sqlite3_column_int64(q, 20));
     s.decisions = uint64_t(sqlite3_column_int64(q, 21));
+    s.weightedMissRate = colD(q, 22);
+    s.bestEffortJobs = sqlite3_column_int(q, 23);
+    s.bestEffortMeanJctMin = colD(q, 24);
+    if (const std::string stats = colS(q, 25); !stats.empty()) {
+        try {
+            const JsonValue o = parseJson(stats, m_path);
+            if (o.isObject())
+                for (const auto& [k, v] : o.object())
+                    s.policyStats.push_back({k, v.isNumber() ? v.number() : std::numeric_limits<double>::quiet_NaN()});
+        } catch (const std::exception&) {
+            // a damaged stats text: the run loads without them
+        }
+    }
     sqlite3_reset(q);
 
     q = prepare("SELECT idx, job_id, submit, start, end_t, jct, queueing, gpus, machines, fee, gpu_seconds, "

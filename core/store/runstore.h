@@ -61,7 +61,7 @@ struct StoredRun {
 };
 
 /// Current on-disk schema version (PRAGMA user_version). Opening an older file migrates it forward.
-constexpr int kStoreSchemaVersion = 2;
+constexpr int kStoreSchemaVersion = 3;
 
 /// One open database file. Not thread-safe: use one RunStore per thread (several may open one file; writers
 /// wait up to 30 s for each other).

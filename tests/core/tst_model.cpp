@@ -17,7 +17,7 @@ private Q_SLOTS:
         const std::map<std::string, std::pair<int, int>> expected = {
             {"das-case", {8, 32}},       {"das-small", {8, 32}},       {"das-medium", {16, 128}},
             {"das-large", {32, 256}},    {"gavel-108", {27, 108}},     {"tiresias-n32g4", {32, 128}},
-            {"alibaba-scale", {1814, 6742}}};
+            {"alibaba-scale", {1814, 6742}}, {"chronus-120x8", {120, 960}}};
         QCOMPARE(clusterPresetNames().size(), expected.size());
         for (const std::string& n : clusterPresetNames()) {
             const ClusterSpec c = makeClusterPreset(n);

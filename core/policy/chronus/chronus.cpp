@@ -1,0 +1,459 @@
+// Chronus (SoCC'21) as the joint policy `chronus` (ALGORITHMS.md §5, read from ChronusArtifact
+// alg/scheduler/time_aware_with_lease.py and solver.py). What follows the artifact:
+// - job classes: best-effort, accepted SLO, unaccepted SLO, lowest (no deadline reachable any more);
+// - duration estimate est = duration x coef x 1.1, coef = 1 + (1 + log2 g)(0.4 + 0.1) / L (L in minutes); the
+//   remaining estimate is progress-weighted: est x remaining work / duration;
+// - leases of L minutes, R = ceil(remaining est / L); GPU demand rounded up to 1, 2, 4, 8 (> 8 unchanged) for
+//   capacity accounting; admission: greedy latest-leases-first over the per-lease capacity table (accepted
+//   jobs keep their cached plans), the tightest level first, then the binary search on the deadline up to the
+//   loosest level; else unaccepted;
+// - at every lease boundary the MILP (leaseplan.cpp) over the accepted jobs; jobs holding the current lease
+//   run guaranteed; the greedy selector on solver failure, infeasibility or timeout without an incumbent;
+//   more (job, level) entries than 1200 L / 60: jobs with cached plans keep them, out of the MILP;
+// - inside a lease: unaccepted jobs that can finish within what is left of the lease are force-guaranteed
+//   (L <= 30), then leftover GPUs go opportunistically by (overrun flag, min(class, unaccepted), emergence,
+//   earlier submit); emergence = -remaining x g (SRTF on remaining GPU-time) for best-effort/unaccepted, and
+//   -slack x g for accepted jobs, which take opportunistic GPUs only when L <= 30;
+// - an accepted job that runs past its estimate is demoted to unaccepted with the overrun flag;
+// - preemption overhead 0.5 (1 + log2 g) min per resume (charged as the resumed job's restore time).
+// Our choices [I]:
+// - admission runs as each job arrives (the artifact batches 5 minutes of arrivals and sorts them);
+// - the engine is event driven, not a minute tick: decisions at arrivals, completions, lease boundaries and
+//   the moment an accepted job would overrun its estimate;
+// - at a boundary, running jobs that are selected again keep their GPUs (no checkpoint/restore); the others
+//   are preempted; opportunistic jobs are reconsidered only at boundaries (inside a lease leftover GPUs are
+//   handed out, nothing is preempted), so SRTF among opportunistic jobs is preemptive at lease granularity;
+// - the artifact's odd-minute "filling" pass (ALGORITHMS.md: a likely bug) is not reproduced.
+#include "policy/chronus/chronus.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace ss::chronus {
+
+const char* toString(JobClass c)
+{
+    switch (c) {
+    case JobClass::BestEffort: return "best-effort";
+    case JobClass::AcceptedSlo: return "accepted SLO";
+    case JobClass::UnacceptedSlo: return "unaccepted SLO";
+    case JobClass::Lowest: return "lowest";
+    }
+    return "?";
+}
+
+ChronusParams ChronusParams::from(const PolicyOptions& o)
+{
+    ChronusParams p;
+    p.leaseMinutes = o.paramD("chronus.lease", 20);
+    p.timeLimit = o.paramD("chronus.time_limit", 1);
+    p.gap = o.paramD("chronus.gap", 1e-4);
+    p.maxEntries = int(o.paramD("chronus.max_entries", -1));
+    p.maxNodes = int(o.paramD("chronus.max_nodes", 50));
+    p.overhead = o.param("chronus.overhead", "1") != "0";
+    p.mode = o.param("chronus.mode", "adaptive");
+    p.milp = o.param("chronus.solver", "cbc") != "greedy";
+    if (!(p.leaseMinutes > 0))
+        throw std::invalid_argument("chronus.lease must be > 0 minutes");
+    return p;
+}
+
+namespace {
+std::string fmt(double v, int prec = 0)
+{
+    std::ostringstream s;
+    s.setf(std::ios::fixed);
+    s.precision(prec);
+    s << v;
+    return s.str();
+}
+} // namespace
+
+ChronusScheduler::ChronusScheduler(ChronusParams p) : m_p(std::move(p)) {}
+
+void ChronusScheduler::reset(const SimSetup& setup)
+{
+    m_leaseSec = m_p.leaseMinutes * 60.0;
+    m_cluster = &setup.cluster;
+    m_trace = &setup.trace;
+    m_speed = SplitSpeed(setup.config.perf.crossMachine);
+    const size_t n = setup.trace.jobs.size();
+    m_js.assign(n, JobState {});
+    m_maxRounded = 1;
+    for (size_t i = 0; i < n; ++i) {
+        const Job& j = setup.trace.jobs[i];
+        const int g = j.wholeGpus();
+        const double coef = 1.0 + (1.0 + std::log2(double(std::max(g, 1)))) * (0.4 + 0.1) / m_p.leaseMinutes;
+        m_js[i].est = j.duration * coef * 1.1;
+        m_js[i].cls = j.deadlines.empty() ? JobClass::BestEffort : JobClass::UnacceptedSlo;
+        m_maxRounded = std::max(m_maxRounded, roundUpGpus(g));
+    }
+    m_total = setup.cluster.totalGpus();
+    m_cap.clear();
+    m_active.clear();
+    m_isActive.assign(n, 0);
+    m_boundaryLease = -1;
+    m_wakeLease = -1;
+    m_solves.clear();
+    m_lastSolved.clear();
+    m_lastSolveLease = -2;
+    m_accepted = m_acceptedLater = m_unaccepted = m_demotions = 0;
+}
+
+int64_t ChronusScheduler::leaseOf(double t) const
+{
+    return int64_t(std::floor(t / m_leaseSec + 1e-9));
+}
+
+double ChronusScheduler::remainingEst(const SchedContext& ctx, int j) const
+{
+    const Job& jb = ctx.job(j);
+    const double frac = jb.duration > 0 ? ctx.rt(j).remainingAt(ctx.now()) / jb.duration : 1.0;
+    return m_js[size_t(j)].est * std::clamp(frac, 0.0, 1.0);
+}
+
+int ChronusScheduler::leasesNeeded(const SchedContext& ctx, int j) const
+{
+    return std::max(1, int(std::ceil(remainingEst(ctx, j) / m_leaseSec - 1e-9)));
+}
+
+double ChronusScheduler::overheadSec(int gpus) const
+{
+    return 0.5 * (1.0 + std::log2(double(std::max(gpus, 1)))) * 60.0;
+}
+
+void ChronusScheduler::charge(int j, int sign)
+{
+    JobState& s = m_js[size_t(j)];
+    for (int64_t l : s.plan) {
+        if (l < 0)
+            continue;
+        if (size_t(l) >= m_cap.size())
+            m_cap.resize(size_t(l) + 1, 0);
+        m_cap[size_t(l)] += sign * s.planGpus;
+    }
+}
+
+CapacityTable ChronusScheduler::capacityFrom(int64_t first) const
+{
+    CapacityTable t(m_total);
+    for (int64_t l = std::max<int64_t>(first, 0); l < int64_t(m_cap.size()); ++l)
+        if (m_cap[size_t(l)] != 0)
+            t.take(int(l - first), m_cap[size_t(l)]);
+    return t;
+}
+
+AdmissionRecord ChronusScheduler::admit(const SchedContext& ctx, int j)
+{
+    if (!m_isActive[size_t(j)]) {
+        m_isActive[size_t(j)] = 1;
+        m_active.push_back(j);
+    }
+    JobState& s = m_js[size_t(j)];
+    const Job& jb = ctx.job(j);
+    if (jb.deadlines.empty())
+        return {j, Admit::Accept, kNoScore, "best-effort job (no deadline)"};
+    // guarantees start at the next lease boundary, or at this one when it has not been planned yet
+    const int64_t k = leaseOf(ctx.now());
+    const bool onBoundary = k != m_boundaryLease && ctx.now() - double(k) * m_leaseSec < 1e-6;
+    const int64_t first = onBoundary ? k : k + 1;
+    const int need = leasesNeeded(ctx, j);
+    const int g = roundUpGpus(jb.wholeGpus());
+    std::vector<int> maxLeases;
+    for (const DeadlineLevel& d : jb.deadlines)
+        maxLeases.push_back(int(leaseOf(jb.submit + d.offset) - first));
+    const CapacityTable cap = capacityFrom(first);
+    const AdmissionResult r = admitGreedy(cap, g, need, maxLeases);
+    const std::string shape = std::to_string(need) + " lease" + (need == 1 ? "" : "s") + " of " + std::to_string(g) + " GPUs";
+    if (r.kind == AdmissionResult::Unaccepted) {
+        s.cls = JobClass::UnacceptedSlo;
+        ++m_unaccepted;
+        std::string why;
+        if (maxLeases.back() < need)
+            why = "unaccepted SLO: needs " + shape + ", only " + std::to_string(std::max(maxLeases.back(), 0))
+                + " leases before its loosest deadline (" + fmt(jb.deadlines.back().offset / 60) + " min)";
+        else
+            why = "unaccepted SLO: needs " + shape + " by lease " + std::to_string(first + maxLeases.back())
+                + " (loosest deadline " + fmt(jb.deadlines.back().offset / 60) + " min), only "
+                + std::to_string(r.bestAvailable) + " leases there have the GPUs free";
+        return {j, Admit::Accept, -1.0f, why};
+    }
+    s.cls = JobClass::AcceptedSlo;
+    s.plan.clear();
+    for (int l : r.leases)
+        s.plan.push_back(first + l);
+    s.planGpus = g;
+    s.level = r.level;
+    charge(j, +1);
+    ++m_accepted;
+    const double dlMin = (double(first + r.maxLease) * m_leaseSec - jb.submit) / 60.0;
+    std::string why;
+    if (r.kind == AdmissionResult::Accepted && r.level == 0) {
+        why = "accepted SLO: " + shape + " by lease " + std::to_string(first + r.maxLease) + " (deadline "
+            + fmt(jb.deadlines.front().offset / 60) + " min, lease-aligned " + fmt(dlMin) + " min)";
+    } else {
+        s.acceptedLater = true;
+        ++m_acceptedLater;
+        why = "accepted with a later deadline: " + shape + " do not fit by the first deadline ("
+            + fmt(jb.deadlines.front().offset / 60) + " min); fit by lease " + std::to_string(first + r.maxLease) + " ("
+            + fmt(dlMin) + " min, level " + std::to_string(r.level + 1) + ", value "
+            + fmt(jb.deadlines[size_t(r.level)].value, 1) + ")";
+    }
+    return {j, Admit::Accept, float(dlMin), why};
+}
+
+void ChronusScheduler::onJobStopped(int j, double, bool finished, const JobRuntime&)
+{
+    JobState& s = m_js[size_t(j)];
+    s.guaranteed = false;
+    if (!finished)
+        return;
+    charge(j, -1);
+    s.plan.clear();
+    if (m_isActive[size_t(j)]) {
+        m_isActive[size_t(j)] = 0;
+        m_active.erase(std::find(m_active.begin(), m_active.end(), j));
+    }
+}
+
+void ChronusScheduler::demoteOverruns(SchedContext& ctx)
+{
+    for (int j : ctx.runningJobs()) {
+        JobState& s = m_js[size_t(j)];
+        if (s.cls != JobClass::AcceptedSlo || ctx.rt(j).executedAt(ctx.now()) < s.est - 1e-6)
+            continue;
+        s.cls = JobClass::UnacceptedSlo;
+        s.fakeForce = true;
+        s.guaranteed = false;
+        charge(j, -1);
+        s.plan.clear();
+        ++m_demotions;
+    }
+}
+
+void ChronusScheduler::refreshClasses(SchedContext& ctx, int64_t k)
+{
+    demoteOverruns(ctx);
+    const double now = ctx.now();
+    for (int j : m_active) {
+        JobState& s = m_js[size_t(j)];
+        const Job& jb = ctx.job(j);
+        if (s.cls == JobClass::AcceptedSlo) {
+            const int need = leasesNeeded(ctx, j);
+            bool any = false;
+            for (const DeadlineLevel& d : jb.deadlines)
+                any = any || leaseOf(jb.submit + d.offset) - k >= need;
+            if (!any) {
+                s.cls = JobClass::Lowest;
+                charge(j, -1);
+                s.plan.clear();
+            }
+        } else if (s.cls == JobClass::UnacceptedSlo) {
+            if (jb.submit + jb.deadlines.back().offset < now + remainingEst(ctx, j))
+                s.cls = JobClass::Lowest;
+        }
+    }
+}
+
+double ChronusScheduler::emergence(const SchedContext& ctx, int j) const
+{
+    const JobState& s = m_js[size_t(j)];
+    const Job& jb = ctx.job(j);
+    const double rem = remainingEst(ctx, j);
+    const double g = double(jb.wholeGpus());
+    if (s.cls == JobClass::AcceptedSlo) {
+        double dl = jb.submit + jb.deadlines.back().offset;
+        for (const DeadlineLevel& d : jb.deadlines)
+            if (jb.submit + d.offset >= ctx.now() + rem) {
+                dl = jb.submit + d.offset;
+                break;
+            }
+        return -(dl - ctx.now() - rem) * g;
+    }
+    return -rem * g;
+}
+
+std::vector<ChronusScheduler::Ranked> ChronusScheduler::rankWaiting(const SchedContext& ctx, const std::vector<int>& jobs,
+                                                                    double leaseLeft) const
+{
+    const bool shortLease = m_p.leaseMinutes <= 30;
+    std::vector<Ranked> out;
+    out.reserve(jobs.size());
+    for (int j : jobs) {
+        const JobState& s = m_js[size_t(j)];
+        int tier = 0;
+        if (s.cls == JobClass::AcceptedSlo) {
+            if (!shortLease)
+                continue; // L > 30: accepted jobs take no opportunistic GPUs
+            tier = 2;
+        } else if (s.cls == JobClass::Lowest) {
+            tier = s.fakeForce ? 4 : 1;
+        } else {
+            tier = s.fakeForce ? 4 : 3;
+            if (shortLease && s.cls == JobClass::UnacceptedSlo && remainingEst(ctx, j) <= leaseLeft + 1e-6)
+                tier = 5; // force-guaranteed: it finishes within what is left of this lease
+        }
+        out.push_back({j, tier, emergence(ctx, j)});
+    }
+    std::sort(out.begin(), out.end(), [&](const Ranked& a, const Ranked& b) {
+        if (a.tier != b.tier)
+            return a.tier > b.tier;
+        if (a.emergence != b.emergence)
+            return a.emergence > b.emergence;
+        const double sa = ctx.job(a.job).submit, sb = ctx.job(b.job).submit;
+        if (sa != sb)
+            return sa < sb;
+        return a.job < b.job;
+    });
+    return out;
+}
+
+std::vector<int> ChronusScheduler::freeGpusPerMachine(const SchedContext& ctx) const
+{
+    std::vector<int> f(size_t(m_cluster->machineCount()));
+    for (int m = 0; m < int(f.size()); ++m)
+        f[size_t(m)] = ctx.state().freeGpus(m);
+    return f;
+}
+
+bool ChronusScheduler::startOn(SchedContext& ctx, int j, const Parts& parts, const std::string& reason,
+                               const std::vector<int>& freeBefore)
+{
+    const Job& jb = ctx.job(j);
+    std::vector<GpuSlot> slots;
+    for (const auto& [m, c] : parts) {
+        const int base = m_cluster->gpuBase(m);
+        int got = 0;
+        for (int g = base; g < base + m_cluster->machines[size_t(m)].gpus && got < c; ++g)
+            if (ctx.state().gpuFreeMilli(g) >= 1000 && ctx.state().gpuHolderCount(g) == 0) {
+                slots.push_back({g, jb.fractional() ? jb.milli() : 1000});
+                ++got;
+            }
+        if (got < c)
+            return false;
+    }
+    if (ctx.recording()) {
+        std::vector<float> aff(freeBefore.size(), -1.0f);
+        const int g = jb.wholeGpus();
+        for (size_t m = 0; m < freeBefore.size(); ++m)
+            if (freeBefore[m] >= g)
+                aff[m] = 0.5f - 0.01f * float(freeBefore[m] - g); // tighter fits score higher
+            else if (freeBefore[m] > 0)
+                aff[m] = 0.1f * float(freeBefore[m]) / float(std::max(g, 1));
+        for (const auto& [m, c] : parts)
+            aff[size_t(m)] = 1.0f;
+        ctx.recordPlacement(j, slots, std::move(aff), reason);
+    }
+    ctx.start(j, std::move(slots), reason, m_p.overhead ? overheadSec(jb.wholeGpus()) : -1.0);
+    return true;
+}
+
+int ChronusScheduler::placeBatch(SchedContext& ctx, const std::vector<int>& jobs, const char* why, std::vector<int>* failed)
+{
+    int started = 0;
+    int maxPerMachine = 0;
+    for (const Machine& m : m_cluster->machines)
+        maxPerMachine = std::max(maxPerMachine, m.gpus);
+    std::vector<int> fr = freeGpusPerMachine(ctx);
+    std::vector<PlaceRequest> small;
+    for (int j : jobs) {
+        const Job& jb = ctx.job(j);
+        PlaceRequest r {j, jb.wholeGpus(), ctx.trace().modelName(jb), ctx.rt(j).typeMask};
+        if (r.gpus <= std::min(8, maxPerMachine)) {
+            small.push_back(std::move(r));
+            continue;
+        }
+        const Parts p = consolidatePlace(r, fr, *m_cluster);
+        const std::vector<int> before = fr;
+        if (!p.empty() && startOn(ctx, j, p, std::string(why) + ": consolidated on " + std::to_string(p.size()) + " machines", before)) {
+            for (const auto& [m, c] : p)
+                fr[size_t(m)] -= c;
+            ++started;
+        } else if (failed) {
+            failed->push_back(j);
+        }
+    }
+    if (small.empty())
+        return started;
+    const BatchPlacement bp = localSearchPlace(small, fr, *m_cluster, m_speed);
+    const std::vector<int> before = fr;
+    for (size_t i = 0; i < small.size(); ++i) {
+        const Parts& p = bp.parts[i];
+        const std::string reason = std::string(why) + ": local search (" + bp.pass + "), "
+            + (p.size() == 1 ? "one machine" : std::to_string(p.size()) + "-machine split");
+        if (!p.empty() && startOn(ctx, small[i].job, p, reason, before))
+            ++started;
+        else if (failed)
+            failed->push_back(small[i].job);
+    }
+    return started;
+}
+
+void ChronusScheduler::recordQueue(SchedContext& ctx, const std::vector<Ranked>& ranked)
+{
+    if (!ctx.recording())
+        return;
+    std::vector<ScoredJob> q;
+    q.reserve(ranked.size());
+    for (const Ranked& r : ranked)
+        q.push_back({r.job, float(r.tier * 1000 + std::clamp(r.emergence / 3600.0, -999.0, 0.0))});
+    ctx.recordQueue(std::move(q));
+}
+
+void ChronusScheduler::schedule(SchedContext& ctx)
+{
+    const int64_t k = leaseOf(ctx.now());
+    if (k != m_boundaryLease) {
+        m_boundaryLease = k;
+        leaseBoundary(ctx, k);
+    } else {
+        demoteOverruns(ctx);
+        std::vector<int> waiting;
+        for (int j : m_active)
+            if (ctx.rt(j).status == JobStatus::Pending)
+                waiting.push_back(j);
+        const double leaseLeft = double(k + 1) * m_leaseSec - ctx.now();
+        const std::vector<Ranked> ranked = rankWaiting(ctx, waiting, leaseLeft);
+        int free = ctx.state().totalFreeGpus();
+        std::vector<int> pick;
+        for (const Ranked& r : ranked) {
+            const int g = ctx.job(r.job).wholeGpus();
+            if (g <= free) {
+                pick.push_back(r.job);
+                free -= g;
+                if (r.tier == 5)
+                    m_js[size_t(r.job)].guaranteed = true;
+            }
+        }
+        if (!pick.empty())
+            placeBatch(ctx, pick, "opportunistic", nullptr);
+        for (int j : pick)
+            if (ctx.rt(j).status != JobStatus::Running)
+                m_js[size_t(j)].guaranteed = false;
+        recordQueue(ctx, ranked);
+    }
+    requestWakes(ctx);
+}
+
+void ChronusScheduler::requestWakes(SchedContext& ctx)
+{
+    if (m_active.empty())
+        return;
+    const int64_t k = leaseOf(ctx.now());
+    const double next = double(k + 1) * m_leaseSec;
+    if (m_wakeLease != k + 1) {
+        m_wakeLease = k + 1;
+        ctx.wakeAt(next);
+    }
+    double over = kInf;
+    for (int j : ctx.runningJobs()) {
+        const JobState& s = m_js[size_t(j)];
+        if (s.cls == JobClass::AcceptedSlo)
+            over = std::min(over, ctx.now() + std::max(s.est - ctx.rt(j).executedAt(ctx.now()), 1.0));
+    }
+    if (over < next)
+        ctx.wakeAt(over);
+}
+
+} // namespace ss::chronus

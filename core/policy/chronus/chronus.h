@@ -1,0 +1,133 @@
+#pragma once
+// Chronus (Gao et al., SoCC'21) as one joint policy `chronus`: job classes, the profiler's duration estimate,
+// lease-based admission and scheduling with the MILP at every lease boundary, and its placement
+// (ALGORITHMS.md §5). See chronus.cpp for what follows the artifact and what is our choice.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "policy/chronus/chronusplacement.h"
+#include "policy/chronus/leaseplan.h"
+#include "policy/registry.h"
+
+namespace ss::chronus {
+
+/// Accepted SLO jobs hold lease guarantees; unaccepted SLO jobs are served like best-effort ones; "lowest"
+/// SLO jobs can no longer make any deadline and come last.
+enum class JobClass : uint8_t { BestEffort, AcceptedSlo, UnacceptedSlo, Lowest };
+const char* toString(JobClass c);
+
+struct ChronusParams {
+    double leaseMinutes = 20;    ///< L
+    double timeLimit = 1;        ///< MILP seconds per lease boundary (artifact: 5 s, stopping after 1 s without a better incumbent)
+    double gap = 1e-4;           ///< MILP relative gap
+    int maxNodes = 50;           ///< MILP branch-and-bound nodes per boundary (deterministic bound)
+    int maxEntries = -1;         ///< (job, level) entries in one MILP; -1 = 1200 L / 60 (the artifact's)
+    bool overhead = true;        ///< charge 0.5 (1 + log2 g) min per resume
+    std::string mode = "adaptive"; ///< adaptive | minus | plus: sign of the MILP's current-lease term
+    bool milp = true;            ///< false: the greedy selector at every boundary (comparison, tests)
+    static ChronusParams from(const PolicyOptions& o);
+};
+
+/// One lease boundary's solve, for the benchmark and the run's statistics.
+struct LeaseSolve {
+    double time = 0;
+    int64_t lease = 0;
+    int jobs = 0;          ///< accepted SLO jobs in the MILP
+    int binaries = 0;
+    double seconds = 0;    ///< MILP build + solve (0 when there was nothing to solve)
+    bool milp = false;     ///< the MILP's plan was used
+    bool hitTimeLimit = false;
+    bool hitNodeLimit = false;
+    bool fallback = false; ///< the greedy selector's plan was used after a solver failure / infeasibility
+    bool reused = false;   ///< nothing changed since the last boundary: its plan was kept, nothing solved
+    int guaranteed = 0;    ///< jobs running this lease as guaranteed
+    std::string status;
+};
+
+class ChronusScheduler final : public Scheduler {
+public:
+    explicit ChronusScheduler(ChronusParams p);
+    std::string name() const override { return "chronus"; }
+    void reset(const SimSetup& setup) override;
+    void schedule(SchedContext& ctx) override;
+    void onJobStopped(int job, double now, bool finished, const JobRuntime& rt) override;
+    bool hasAdmission() const override { return true; }
+    AdmissionRecord admit(const SchedContext& ctx, int job) override;
+    /// slo_accepted, slo_accepted_later, slo_unaccepted, overrun_demotions, lease_boundaries, lease_milps
+    /// (boundaries with accepted jobs to plan), lease_solver_mean_ms / _max_ms (over those), lease_time_limit_hits,
+    /// lease_fallbacks.
+    std::vector<std::pair<std::string, double>> runStats() const override;
+
+    // --- read access (tests, statistics, the studio) ---
+    const ChronusParams& params() const { return m_p; }
+    double leaseSeconds() const { return m_leaseSec; }
+    JobClass jobClass(int j) const { return m_js[size_t(j)].cls; }
+    bool guaranteed(int j) const { return m_js[size_t(j)].guaranteed; }
+    bool acceptedLater(int j) const { return m_js[size_t(j)].acceptedLater; }
+    bool demoted(int j) const { return m_js[size_t(j)].fakeForce; }
+    /// Profiler estimate of the job's wall time, seconds: duration x coef x 1.1.
+    double estimate(int j) const { return m_js[size_t(j)].est; }
+    /// Absolute lease indices the job's cached plan holds.
+    const std::vector<int64_t>& planOf(int j) const { return m_js[size_t(j)].plan; }
+    const std::vector<LeaseSolve>& solves() const { return m_solves; }
+    int sloAccepted() const { return m_accepted; }
+    int sloAcceptedLater() const { return m_acceptedLater; }
+    int sloUnaccepted() const { return m_unaccepted; }
+    int demotions() const { return m_demotions; }
+
+private:
+    struct JobState {
+        JobClass cls = JobClass::BestEffort;
+        double est = 0;            // seconds of wall time
+        std::vector<int64_t> plan; // absolute leases (cached plan)
+        int planGpus = 0;          // rounded demand charged in the capacity table
+        bool guaranteed = false;   // running this lease under a guarantee
+        bool fakeForce = false;    // overran its estimate: first in line for opportunistic GPUs
+        bool acceptedLater = false;
+        int level = -1;            // level chosen by the last plan
+    };
+    ChronusParams m_p;
+    double m_leaseSec = 1200;
+    const ClusterSpec* m_cluster = nullptr;
+    const Trace* m_trace = nullptr;
+    SplitSpeed m_speed;
+    std::vector<JobState> m_js;
+    std::vector<int> m_cap;     // used GPUs per absolute lease (rounded demands of cached plans)
+    std::vector<int> m_active;  // jobs pending or running (arrived, not finished)
+    std::vector<char> m_isActive;
+    int m_total = 0, m_maxRounded = 8;
+    int64_t m_boundaryLease = -1;
+    int64_t m_wakeLease = -1;
+    std::vector<LeaseSolve> m_solves;
+    int m_accepted = 0, m_acceptedLater = 0, m_unaccepted = 0, m_demotions = 0;
+
+    int64_t leaseOf(double t) const;
+    double remainingEst(const SchedContext& ctx, int j) const;
+    int leasesNeeded(const SchedContext& ctx, int j) const;
+    double overheadSec(int gpus) const;
+    void charge(int j, int sign);
+    CapacityTable capacityFrom(int64_t first) const;
+    void refreshClasses(SchedContext& ctx, int64_t k);
+    void leaseBoundary(SchedContext& ctx, int64_t k);
+    /// Starts and preempts for lease k once the plans are set; records `ls`.
+    void runLease(SchedContext& ctx, int64_t k, LeaseSolve ls);
+    std::vector<int> m_lastSolved; // accepted jobs planned at the last boundary
+    int64_t m_lastSolveLease = -2;
+    void demoteOverruns(SchedContext& ctx);
+    double emergence(const SchedContext& ctx, int j) const;
+    /// Fill order key (larger first): tier, then emergence, then earlier submit.
+    struct Ranked {
+        int job;
+        int tier;
+        double emergence;
+    };
+    std::vector<Ranked> rankWaiting(const SchedContext& ctx, const std::vector<int>& jobs, double leaseLeft) const;
+    int placeBatch(SchedContext& ctx, const std::vector<int>& jobs, const char* why, std::vector<int>* failed);
+    bool startOn(SchedContext& ctx, int j, const Parts& parts, const std::string& reason, const std::vector<int>& freeGpus);
+    std::vector<int> freeGpusPerMachine(const SchedContext& ctx) const;
+    void requestWakes(SchedContext& ctx);
+    void recordQueue(SchedContext& ctx, const std::vector<Ranked>& ranked);
+};
+
+} // namespace ss::chronus
