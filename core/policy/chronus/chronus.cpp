@@ -47,7 +47,7 @@ ChronusParams ChronusParams::from(const PolicyOptions& o)
 {
     ChronusParams p;
     p.leaseMinutes = o.paramD("chronus.lease", 20);
-    p.timeLimit = o.paramD("chronus.time_limit", 1);
+    p.timeLimit = o.paramD("chronus.time_limit", 60); // a safety net: the node limit bounds the work, deterministically
     p.gap = o.paramD("chronus.gap", 1e-4);
     p.maxEntries = int(o.paramD("chronus.max_entries", -1));
     p.maxNodes = int(o.paramD("chronus.max_nodes", 50));
