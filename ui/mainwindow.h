@@ -54,11 +54,13 @@ public:
     // --- scenario ---
     /// Loads the scenario and starts loading its trace in the background. False (and a banner) on error.
     bool openScenario(const QString& path);
-    void setScenario(const Scenario& s, const QString& path = {});
+    /// Shows `s` (cluster, fields, trace loading). False (banner listing every problem, nothing changed) when
+    /// its cluster or trace cannot be read; a policy this build lacks is reported but the rest opens.
+    bool setScenario(const Scenario& s, const QString& path = {});
     bool saveScenario(const QString& path);
     Scenario currentScenario() const; ///< the scenario as edited in the window
     QString scenarioPath() const;
-    /// Starts loading a trace (async); the scenario now refers to it.
+    /// Starts loading a trace (async); the scenario refers to it once it is loaded (a failed load changes nothing).
     void loadTrace(const QString& path);
     /// Loads a cluster file or preset into the topology editor (undoable). False + banner on error.
     bool loadCluster(const QString& pathOrPreset);

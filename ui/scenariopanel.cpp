@@ -34,6 +34,7 @@ ScenarioPanel::ScenarioPanel(ClusterDocument* cluster, QWidget* parent) : QWidge
     form->addRow(tr("Name"), m_nameEdit);
 
     m_traceEdit = new QLineEdit(w);
+    m_traceEdit->setObjectName(QStringLiteral("traceEdit"));
     m_traceEdit->setReadOnly(true);
     m_traceEdit->setPlaceholderText(tr("no trace — load or drop one"));
     auto* browse = new QToolButton(w);
