@@ -100,7 +100,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     m_clusterDoc->replace(m_clusterDoc->spec(), QString(), true);
     m_clusterDoc->undoStack()->setClean();
     m_scenarioPanel->setScenario(Scenario(), QString());
-    updateWindowTitle();
+    markScenarioSaved();
     setStatus(tr("Open a scenario (File ▸ Open) or drop a trace or cluster file here."));
 }
 
@@ -214,7 +214,7 @@ void MainWindow::startTeaching()
 {
     const QString p = QStringLiteral(SS_SAMPLE_DIR "/das-case.scenario.json");
     if (currentScenario().name != QLatin1String("das-case") && QFileInfo::exists(p)) {
-        if (!openScenario(p))
+        if (!confirmDiscard(tr("opening the DAS case study")) || !openScenario(p))
             return;
     }
     showView(QStringLiteral("teaching"));
@@ -406,6 +406,11 @@ void MainWindow::wireViews()
     connect(m_clusterDoc, &ClusterDocument::clusterChanged, this, &MainWindow::onClusterChanged);
     connect(m_clusterDoc, &ClusterDocument::validationChanged, this, &MainWindow::onClusterChanged);
     connect(m_scenarioPanel, &ScenarioPanel::traceChosen, this, &MainWindow::loadTrace);
+    connect(m_scenarioPanel, &ScenarioPanel::edited, this, &MainWindow::updateWindowTitle);
+    connect(m_clusterDoc->undoStack(), &QUndoStack::cleanChanged, this, [this] {
+        m_scenarioPanel->refreshClusterLabel();
+        updateWindowTitle();
+    });
     connect(m_scenarioPanel, &ScenarioPanel::runRequested, this, [this] { runScenario(); });
     connect(m_topologyPanel, &TopologyPanel::loadClusterRequested, this, &MainWindow::loadCluster);
     connect(m_topologyPanel, &TopologyPanel::error, this, &MainWindow::showError);
@@ -422,7 +427,7 @@ void MainWindow::wireViews()
     connect(m_ganttPanel, &GanttPanel::timeClicked, m_stepper, &StepperPanel::gotoTime);
     connect(m_teachingPanel, &TeachingPanel::stepRequested, m_stepper, &StepperPanel::step);
     connect(m_teachingPanel, &TeachingPanel::caseStudyRequested, this, [this] {
-        if (openScenario(QStringLiteral(SS_SAMPLE_DIR "/das-case.scenario.json")))
+        if (confirmDiscard(tr("opening the DAS case study")) && openScenario(QStringLiteral(SS_SAMPLE_DIR "/das-case.scenario.json")))
             m_runs->setPendingRun(true);
     });
 
@@ -439,6 +444,7 @@ void MainWindow::onClusterChanged()
 {
     m_topologyPanel->refresh();
     m_scenarioPanel->refreshClusterLabel();
+    updateWindowTitle();
     if (!currentRun())
         m_clusterPanel->showIdleCluster(&m_clusterDoc->spec());
 }
@@ -488,7 +494,8 @@ void MainWindow::dropEvent(QDropEvent* e)
         if (p.isEmpty())
             continue;
         if (p.endsWith(QLatin1String(".scenario.json"))) {
-            openScenario(p);
+            if (confirmDiscard(tr("opening another scenario")))
+                openScenario(p);
         } else if (!detectTraceFormat(p.toStdString()).empty()) {
             loadTrace(p);
         } else {
@@ -651,6 +658,10 @@ void MainWindow::setDarkTheme(bool dark)
 
 void MainWindow::closeEvent(QCloseEvent* e)
 {
+    if (!confirmDiscard(tr("quitting"))) {
+        e->ignore();
+        return;
+    }
     m_runs->cancel();
     QSettings s = studioSettings();
     s.setValue(QStringLiteral("window/version"), kStateVersion);

@@ -4,7 +4,11 @@
 // to each other and to the RunController, which owns the runs, the history and the project database.
 // One job selection is shared by the table, the cluster map, the Gantt charts and the heatmaps.
 #include <QMainWindow>
+#include <QJsonObject>
 #include <QMap>
+#include <QMessageBox>
+
+#include <functional>
 
 #include <memory>
 
@@ -60,6 +64,12 @@ public:
     bool saveScenario(const QString& path);
     Scenario currentScenario() const; ///< the scenario as edited in the window
     QString scenarioPath() const;
+    /// Trace, cluster, policies or another field differ from the scenario as opened or saved (title shows [*]).
+    bool isScenarioModified() const;
+    /// Asks before unsaved changes are dropped (Open scenario, New, DAS case study, quit): Save, Discard or
+    /// Cancel. The default shows a QMessageBox; tests put their own answer here.
+    using UnsavedPrompt = std::function<QMessageBox::StandardButton(const QString& question)>;
+    void setUnsavedPrompt(UnsavedPrompt prompt) { m_unsavedPrompt = std::move(prompt); }
     /// Starts loading a trace (async); the scenario refers to it once it is loaded (a failed load changes nothing).
     void loadTrace(const QString& path);
     /// Loads a cluster file or preset into the topology editor (undoable). False + banner on error.
@@ -124,6 +134,8 @@ private:
     int m_selectedJob = -1;
     QByteArray m_defaultState;
     bool m_dark = false;
+    QJsonObject m_savedScenario; ///< the scenario as opened or saved (isScenarioModified compares with it)
+    UnsavedPrompt m_unsavedPrompt;
 
     // docks
     ScenarioPanel* m_scenarioPanel = nullptr;
@@ -160,7 +172,10 @@ private:
     void showError(const QString& text);
     void clearError();
     void setStatus(const QString& text);
-    void updateWindowTitle();
+    void updateWindowTitle(); ///< name and the modified mark
+    void markScenarioSaved(); ///< what the window shows now is the scenario as opened or saved
+    /// True when nothing unsaved would be lost by `action` (saved or discarded as the user chose).
+    bool confirmDiscard(const QString& action);
     RunRequest runRequest(const Scenario& s) const;
     void refreshTraceView();
     void onClusterChanged();

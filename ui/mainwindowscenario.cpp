@@ -18,7 +18,42 @@ namespace ss::ui {
 void MainWindow::updateWindowTitle()
 {
     const QString name = m_scenarioPanel->scenario().name;
-    setWindowTitle(tr("%1 — SchedStudio").arg(name.isEmpty() ? tr("untitled") : name));
+    setWindowTitle(tr("%1[*] — SchedStudio").arg(name.isEmpty() ? tr("untitled") : name));
+    setWindowModified(isScenarioModified());
+}
+
+bool MainWindow::isScenarioModified() const
+{
+    return currentScenario().toJson(QStringLiteral("/")) != m_savedScenario;
+}
+
+void MainWindow::markScenarioSaved()
+{
+    m_savedScenario = currentScenario().toJson(QStringLiteral("/"));
+    updateWindowTitle();
+}
+
+bool MainWindow::confirmDiscard(const QString& action)
+{
+    if (!isScenarioModified())
+        return true;
+    const QString name = currentScenario().name;
+    const QString question = tr("The scenario \"%1\" has unsaved changes (trace, cluster, policies or settings). "
+                                "Save them before %2?").arg(name.isEmpty() ? tr("untitled") : name, action);
+    const QMessageBox::StandardButton answer =
+        m_unsavedPrompt ? m_unsavedPrompt(question)
+                        : QMessageBox::question(this, tr("Unsaved changes"), question,
+                                                QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel,
+                                                QMessageBox::Save);
+    if (answer == QMessageBox::Discard)
+        return true;
+    if (answer != QMessageBox::Save)
+        return false;
+    if (scenarioPath().isEmpty())
+        saveScenarioAs();
+    else
+        saveScenario(scenarioPath());
+    return !isScenarioModified(); // a failed or cancelled save keeps the window as it is
 }
 
 Scenario MainWindow::currentScenario() const
@@ -33,6 +68,8 @@ QString MainWindow::scenarioPath() const
 
 void MainWindow::newScenario()
 {
+    if (!confirmDiscard(tr("starting a new scenario")))
+        return;
     Scenario s;
     s.name = tr("untitled");
     setScenario(s);
@@ -72,7 +109,7 @@ bool MainWindow::setScenario(const Scenario& s, const QString& path)
     m_runs->clearTrace();
     refreshTraceView();
     m_scenarioPanel->setScenario(s, path);
-    updateWindowTitle();
+    markScenarioSaved();
     if (!problems.isEmpty())
         showError(problems.join(QLatin1Char('\n')));
     if (!s.tracePath.isEmpty())
@@ -96,8 +133,11 @@ bool MainWindow::openScenario(const QString& path)
 bool MainWindow::saveScenario(const QString& path)
 {
     try {
-        currentScenario().save(path);
-        m_scenarioPanel->setPath(QFileInfo(path).absoluteFilePath());
+        const Scenario s = currentScenario();
+        s.save(path);
+        m_scenarioPanel->markSaved(s, QFileInfo(path).absoluteFilePath());
+        m_clusterDoc->undoStack()->setClean(); // the cluster as saved is the one the scenario names now
+        markScenarioSaved();
         addRecent(scenarioPath());
         setStatus(tr("Saved %1").arg(path));
         return true;
@@ -109,6 +149,8 @@ bool MainWindow::saveScenario(const QString& path)
 
 void MainWindow::openScenarioDialog()
 {
+    if (!confirmDiscard(tr("opening another scenario")))
+        return;
     const QString p = QFileDialog::getOpenFileName(this, tr("Open scenario"), QString(),
                                                    tr("Scenarios (*.scenario.json);;JSON (*.json);;All files (*)"));
     if (!p.isEmpty())
@@ -136,7 +178,10 @@ void MainWindow::rebuildRecentMenu()
     m_recentMenu->clear();
     const QStringList r = recentFiles();
     for (const QString& p : r)
-        m_recentMenu->addAction(QFileInfo(p).fileName(), this, [this, p] { openScenario(p); })->setToolTip(p);
+        m_recentMenu->addAction(QFileInfo(p).fileName(), this, [this, p] {
+            if (confirmDiscard(tr("opening another scenario")))
+                openScenario(p);
+        })->setToolTip(p);
     m_recentMenu->setEnabled(!r.isEmpty());
 }
 
@@ -153,6 +198,8 @@ bool MainWindow::loadCluster(const QString& pathOrPreset)
         ClusterSpec spec = readCluster(pathOrPreset.toStdString());
         spec.finalize();
         m_clusterDoc->replace(spec, tr("Load cluster %1").arg(QFileInfo(pathOrPreset).fileName()));
+        // Not "(edited)": it is the cluster the scenario names from now on (undoing the load is an edit).
+        m_clusterDoc->undoStack()->setClean();
         const bool isFile = QFileInfo::exists(pathOrPreset);
         m_scenarioPanel->setClusterSource(isFile ? QFileInfo(pathOrPreset).absoluteFilePath() : pathOrPreset, isFile);
         setStatus(tr("Cluster %1 loaded").arg(QString::fromStdString(spec.name)));

@@ -7,7 +7,13 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QUndoStack>
 #include <QSettings>
 #include <QTemporaryDir>
 #include <QTest>
@@ -28,6 +34,8 @@ private Q_SLOTS:
     void initTestCase();
     void failedTraceLoadKeepsScenario();
     void badScenarioReportsEveryProblemAndKeepsOld();
+    void editsMarkTheTitle();
+    void discardingAsksFirst();
 
 private:
     QTemporaryDir m_dir;
@@ -112,6 +120,128 @@ void TestStudioState::badScenarioReportsEveryProblemAndKeepsOld()
     QCOMPARE(w.clusterDocument()->spec().fingerprint(), fp);
     QCOMPARE(w.scenarioPath(), pathBefore);
     QVERIFY(w.trace());
+}
+
+static QString clusterLabel(MainWindow& w)
+{
+    auto* l = w.findChild<QLabel*>(QStringLiteral("clusterLabel"));
+    return l ? l->text() : QStringLiteral("(no cluster label)");
+}
+
+void TestStudioState::editsMarkTheTitle()
+{
+    MainWindow w;
+    QVERIFY(w.openScenario(kSample));
+    QVERIFY(w.waitForIdle(20000));
+    QVERIFY(w.windowTitle().contains(QLatin1String("[*]")));
+    QVERIFY(!w.isWindowModified());
+    QVERIFY2(!clusterLabel(w).contains(QLatin1String("edited")), qPrintable(clusterLabel(w)));
+
+    // Cluster: +4 machines marks it, undoing back to the loaded cluster clears both marks.
+    ClusterDocument* doc = w.clusterDocument();
+    doc->addMachines(4, 0, 4, 0);
+    QVERIFY(w.isWindowModified());
+    QVERIFY2(clusterLabel(w).contains(QLatin1String("edited")), qPrintable(clusterLabel(w)));
+    doc->undoStack()->undo();
+    QVERIFY(!w.isWindowModified());
+    QVERIFY2(!clusterLabel(w).contains(QLatin1String("edited")), qPrintable(clusterLabel(w)));
+
+    // A freshly loaded cluster is not "edited" (it is what the scenario now names), but the scenario changed.
+    QVERIFY(w.loadCluster(QStringLiteral("das-small")));
+    QVERIFY2(!clusterLabel(w).contains(QLatin1String("edited")), qPrintable(clusterLabel(w)));
+    QVERIFY(w.isWindowModified());
+    const QString out = m_dir.filePath(QStringLiteral("marks.scenario.json"));
+    QVERIFY(w.saveScenario(out));
+    QVERIFY(!w.isWindowModified());
+
+    // Policies: ticking one marks, unticking it again clears.
+    auto* list = w.findChild<QListWidget*>();
+    QVERIFY(list);
+    QListWidgetItem* item = nullptr;
+    for (int i = 0; i < list->count() && !item; ++i)
+        if ((list->item(i)->flags() & Qt::ItemIsUserCheckable) && list->item(i)->checkState() == Qt::Unchecked)
+            item = list->item(i);
+    QVERIFY(item);
+    item->setCheckState(Qt::Checked);
+    QVERIFY(w.isWindowModified());
+    item->setCheckState(Qt::Unchecked);
+    QVERIFY(!w.isWindowModified());
+
+    // Trace: another trace marks it.
+    const QString copy = m_dir.filePath(QStringLiteral("copy.csv"));
+    QVERIFY(QFile::copy(kSampleTrace, copy));
+    w.loadTrace(copy);
+    QVERIFY(w.waitForIdle(20000));
+    QVERIFY(w.isWindowModified());
+}
+
+void TestStudioState::discardingAsksFirst()
+{
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openScenario(kSample));
+    QVERIFY(w.waitForIdle(20000));
+    const QString path = m_dir.filePath(QStringLiteral("asked.scenario.json"));
+    QVERIFY(w.saveScenario(path)); // keep the sample file itself out of Save
+
+    QStringList asked;
+    QMessageBox::StandardButton answer = QMessageBox::Cancel;
+    w.setUnsavedPrompt([&](const QString& question) {
+        asked << question;
+        return answer;
+    });
+    // Nothing changed: no question.
+    QVERIFY(w.close());
+    QVERIFY(asked.isEmpty());
+    w.show();
+
+    w.clusterDocument()->addMachines(4, 0, 4, 0);
+    const int machines = w.clusterDocument()->spec().machineCount();
+    QVERIFY(w.isWindowModified());
+
+    // Ctrl+Q / close: Cancel keeps the window and the edit.
+    QVERIFY(!w.close());
+    QCOMPARE(asked.size(), 1);
+    QVERIFY(w.isVisible());
+
+    // The "DAS case study" button: Cancel keeps the edited cluster.
+    QPushButton* caseStudy = nullptr;
+    for (QPushButton* b : w.findChildren<QPushButton*>())
+        if (b->text().contains(QLatin1String("DAS case study")))
+            caseStudy = b;
+    QVERIFY(caseStudy);
+    caseStudy->click();
+    QCOMPARE(asked.size(), 2);
+    QCOMPARE(w.clusterDocument()->spec().machineCount(), machines);
+    QVERIFY(w.isWindowModified());
+
+    // File ▸ Open scenario…: Cancel asks and stops before any file dialog.
+    QAction* open = nullptr;
+    for (QAction* a : w.findChildren<QAction*>())
+        if (a->shortcut() == QKeySequence(QKeySequence::Open))
+            open = a;
+    QVERIFY(open);
+    open->trigger();
+    QCOMPARE(asked.size(), 3);
+    QCOMPARE(w.clusterDocument()->spec().machineCount(), machines);
+
+    // Save: the edit is written, then the window closes.
+    answer = QMessageBox::Save;
+    QVERIFY(w.close());
+    QCOMPARE(asked.size(), 4);
+    MainWindow reopened;
+    QVERIFY(reopened.openScenario(path));
+    QCOMPARE(reopened.clusterDocument()->spec().machineCount(), machines);
+
+    // Discard: the case study opens over the edit.
+    w.show();
+    w.clusterDocument()->addMachines(1, 0, 4, 0);
+    answer = QMessageBox::Discard;
+    caseStudy->click();
+    QVERIFY(w.waitForIdle(30000));
+    QCOMPARE(asked.size(), 5);
+    QCOMPARE(w.clusterDocument()->spec().machineCount(), 8);
+    QVERIFY(!w.isWindowModified());
 }
 
 QTEST_MAIN(TestStudioState)
