@@ -26,6 +26,8 @@ QRgb blend(QRgb a, QRgb b, double t) // t = weight of b
 } // namespace
 
 // ---- builders ----------------------------------------------------------------------------------------------
+// Decisions are shown counted from 1, as the stepper title and --goto-decision count them (the log's index is
+// 0-based): "#5" is the fifth decision everywhere.
 
 HeatmapData priorityMatrix(const DecisionRecord& r)
 {
@@ -43,14 +45,14 @@ HeatmapData priorityMatrix(const DecisionRecord& r)
     if (anyStd)
         for (const auto& q : r.queue)
             d.uncertainty.push_back(q.priorityStd);
-    d.title = QStringLiteral("#%1  t=%2 s").arg(r.index).arg(r.time, 0, 'f', 0);
+    d.title = QStringLiteral("#%1  t=%2 s").arg(r.index + 1).arg(r.time, 0, 'f', 0);
     return d;
 }
 
 HeatmapData affinityMatrix(const DecisionRecord& r, int machineCount, const QStringList& machineNames)
 {
     HeatmapData d;
-    d.title = QStringLiteral("#%1  t=%2 s").arg(r.index).arg(r.time, 0, 'f', 0);
+    d.title = QStringLiteral("#%1  t=%2 s").arg(r.index + 1).arg(r.time, 0, 'f', 0);
     std::vector<const PlacementRecord*> ps;
     bool sparse = false;
     for (const auto& p : r.placements)
@@ -124,14 +126,14 @@ HeatmapData priorityHistory(const DecisionLog& log, int first, int last, int max
     d.cols = last - first + 1;
     d.values.assign(size_t(d.rows) * size_t(d.cols), kNoScore);
     for (int k = first; k <= last; ++k) {
-        d.colLabels << QStringLiteral("#%1").arg(log.records[size_t(k)].index);
+        d.colLabels << QStringLiteral("#%1").arg(log.records[size_t(k)].index + 1);
         for (const auto& q : log.records[size_t(k)].queue) {
             auto it = rowOf.find(q.job);
             if (it != rowOf.end())
                 d.values[size_t(it->second) * size_t(d.cols) + size_t(k - first)] = q.priority;
         }
     }
-    d.title = QStringLiteral("priority, decisions %1..%2").arg(first).arg(last);
+    d.title = QStringLiteral("priority, decisions %1..%2").arg(first + 1).arg(last + 1);
     return d;
 }
 

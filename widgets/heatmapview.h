@@ -50,6 +50,9 @@ public:
 
     int rows() const { return m_rows; }
     int cols() const { return m_cols; }
+    QString title() const { return m_title; }
+    QStringList rowLabels() const { return m_rowLabels; }
+    QStringList colLabels() const { return m_colLabels; }
     float value(int r, int c) const { return m_values[size_t(r) * size_t(m_cols) + size_t(c)]; }
     float rangeMin() const { return m_min; }
     float rangeMax() const { return m_max; }

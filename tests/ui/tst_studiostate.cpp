@@ -19,6 +19,7 @@
 #include <QTest>
 
 #include "clusterdocument.h"
+#include "heatmapview.h"
 #include "mainwindow.h"
 #include "scenario.h"
 
@@ -36,6 +37,7 @@ private Q_SLOTS:
     void badScenarioReportsEveryProblemAndKeepsOld();
     void editsMarkTheTitle();
     void discardingAsksFirst();
+    void decisionsCountFromOne();
 
 private:
     QTemporaryDir m_dir;
@@ -242,6 +244,52 @@ void TestStudioState::discardingAsksFirst()
     QCOMPARE(asked.size(), 5);
     QCOMPARE(w.clusterDocument()->spec().machineCount(), 8);
     QVERIFY(!w.isWindowModified());
+}
+
+void TestStudioState::decisionsCountFromOne()
+{
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(w.openScenario(kSample));
+    QVERIFY(w.waitForIdle(20000));
+    QVERIFY(w.runScenario());
+    QVERIFY(w.waitForIdle(30000));
+    QVERIFY(w.decisionCount() > 5);
+    w.showView(QStringLiteral("stepper"));
+    w.setDecision(4); // the fifth decision: "Decision 5" in the stepper, --goto-decision 5
+    QLabel* stepperTitle = nullptr;
+    for (QLabel* l : w.findChildren<QLabel*>())
+        if (l->text().startsWith(QLatin1String("Decision ")))
+            stepperTitle = l;
+    QVERIFY(stepperTitle);
+    QVERIFY2(stepperTitle->text().startsWith(QLatin1String("Decision 5 /")), qPrintable(stepperTitle->text()));
+
+    // The last-4 panels: decisions 2..5, the current one last.
+    auto* strip = w.findChild<ss::DecisionStripView*>();
+    QVERIFY(strip);
+    QVERIFY2(strip->heatmap(3)->title().startsWith(QLatin1String("#5 ")), qPrintable(strip->heatmap(3)->title()));
+    QVERIFY2(strip->heatmap(0)->title().startsWith(QLatin1String("#2 ")), qPrintable(strip->heatmap(0)->title()));
+    // Priority history: its axis ticks run 1..5 and its title says so.
+    ss::HeatmapView* history = nullptr;
+    for (ss::HeatmapView* h : w.findChildren<ss::HeatmapView*>())
+        if (h->title().contains(QLatin1String("Priority over decisions")))
+            history = h;
+    QVERIFY(history);
+    QVERIFY2(history->title().contains(QStringLiteral("1–5")), qPrintable(history->title()));
+    QCOMPARE(history->colLabels().first(), QStringLiteral("#1"));
+    QCOMPARE(history->colLabels().last(), QStringLiteral("#5"));
+    // The priority and affinity maps name the same decision.
+    int named = 0;
+    for (ss::HeatmapView* h : w.findChildren<ss::HeatmapView*>())
+        if (h->title().contains(QLatin1String("at decision"))) {
+            QVERIFY2(h->title().contains(QLatin1String("at decision 5")), qPrintable(h->title()));
+            ++named;
+        }
+    QCOMPARE(named, 2);
+    // The builder the views share counts the same way.
+    const ss::DecisionLog& log = *w.currentRun()->out->log;
+    QCOMPARE(ss::priorityHistory(log, 0, 4).title, QStringLiteral("priority, decisions 1..5"));
 }
 
 QTEST_MAIN(TestStudioState)
