@@ -15,10 +15,12 @@
 #include <QSpinBox>
 #include <QUndoStack>
 #include <QSettings>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include "clusterdocument.h"
+#include "ganttview.h"
 #include "heatmapview.h"
 #include "mainwindow.h"
 #include "scenario.h"
@@ -38,6 +40,7 @@ private Q_SLOTS:
     void editsMarkTheTitle();
     void discardingAsksFirst();
     void decisionsCountFromOne();
+    void heatmapsNameJobsByTraceId();
 
 private:
     QTemporaryDir m_dir;
@@ -290,6 +293,61 @@ void TestStudioState::decisionsCountFromOne()
     // The builder the views share counts the same way.
     const ss::DecisionLog& log = *w.currentRun()->out->log;
     QCOMPARE(ss::priorityHistory(log, 0, 4).title, QStringLiteral("priority, decisions 1..5"));
+}
+
+void TestStudioState::heatmapsNameJobsByTraceId()
+{
+    // The sample with its ids moved to 5000+: an index and an id can no longer be mistaken for each other.
+    QFile in(kSampleTrace);
+    QVERIFY(in.open(QIODevice::ReadOnly));
+    QStringList lines = QString::fromUtf8(in.readAll()).split(QLatin1Char('\n'));
+    for (QString& l : lines)
+        if (!l.isEmpty() && l[0].isDigit())
+            l = QString::number(5000 + l.section(QLatin1Char(','), 0, 0).toInt()) + QLatin1Char(',') + l.section(QLatin1Char(','), 1);
+    const QString shifted = m_dir.filePath(QStringLiteral("shifted.csv"));
+    QFile out(shifted);
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    out.write(lines.join(QLatin1Char('\n')).toUtf8());
+    out.close();
+
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(w.openScenario(kSample));
+    QVERIFY(w.waitForIdle(20000));
+    w.loadTrace(shifted);
+    QVERIFY(w.waitForIdle(20000));
+    QVERIFY(w.trace() && w.trace()->jobs.front().id >= 5000);
+    QVERIFY(w.runScenario());
+    QVERIFY(w.waitForIdle(30000));
+    w.showView(QStringLiteral("stepper"));
+    w.setDecision(4);
+
+    // The stepper's queue names the job by its trace id; the heatmaps must name the same one.
+    auto* queue = w.findChild<QTableView*>(QStringLiteral("stepperQueue"));
+    QVERIFY(queue && queue->model()->rowCount() > 0);
+    const QString stepperJob = queue->model()->index(0, 1).data().toString();
+    QVERIFY2(stepperJob.toLongLong() >= 5000, qPrintable(stepperJob));
+    ss::HeatmapView* priority = nullptr;
+    ss::HeatmapView* history = nullptr;
+    for (ss::HeatmapView* h : w.findChildren<ss::HeatmapView*>()) {
+        if (h->title().startsWith(QLatin1String("Priority of queued jobs")))
+            priority = h;
+        if (h->title().startsWith(QLatin1String("Priority over decisions")))
+            history = h;
+    }
+    QVERIFY(priority && history);
+    QCOMPARE(priority->colLabels().first(), stepperJob);
+    QVERIFY2(history->rowLabels().contains(stepperJob), qPrintable(history->rowLabels().join(QLatin1Char(' '))));
+    auto* strip = w.findChild<ss::DecisionStripView*>();
+    QCOMPARE(strip->heatmap(3)->colLabels().first(), stepperJob);
+    for (const QString& label : history->rowLabels())
+        QVERIFY2(label.toLongLong() >= 5000, qPrintable(label));
+    // The Gantt's one-lane-per-job rows too.
+    const ss::GanttData g = ss::buildSegmentsFromJobs(w.currentRun()->out->jobs, ss::JobLanes::PerJob);
+    QVERIFY(!g.rowLabels.isEmpty());
+    for (const QString& label : g.rowLabels)
+        QVERIFY2(label.toLongLong() >= 5000, qPrintable(label));
 }
 
 QTEST_MAIN(TestStudioState)
