@@ -53,7 +53,7 @@ HeatmapsPanel::HeatmapsPanel(ExportMenus* exports, QWidget* parent) : QWidget(pa
 void HeatmapsPanel::setRun(const RunEntry* run)
 {
     if (run && run->out->log)
-        m_strip->setLog(run->out->log.get(), machineNamesOf(*run));
+        m_strip->setLog(run->out->log.get(), machineNamesOf(*run), run->trace.get());
     else
         m_strip->setLog(nullptr);
 }
@@ -62,23 +62,23 @@ void HeatmapsPanel::showDecision(const RunEntry& run, int k)
 {
     const DecisionLog& log = *run.out->log;
     const DecisionRecord& r = log.records[size_t(k)];
-    HeatmapData pri = priorityMatrix(r);
+    HeatmapData pri = priorityMatrix(r, run.trace.get()); // jobs by trace id, as the stepper names them
     pri.title = tr("Priority of queued jobs at decision %1 (highest first)").arg(k + 1);
     m_priorityMap->setData(pri);
     if (!r.allocation.empty()) {
         // round-based policies (Gavel): the allocation X behind the round's priorities, in place of the
         // affinity (which only marks the machines of the chosen type)
-        HeatmapData x = allocationMatrix(r);
+        HeatmapData x = allocationMatrix(r, 400, run.trace.get());
         x.title = tr("Allocation X: job × GPU type, share of time, at decision %1 (* = estimated throughputs)").arg(k + 1);
         m_affinityMap->setData(x);
         m_affinityMap->setColorRange(0.0f, 1.0f);
     } else {
-        HeatmapData aff = affinityMatrix(r, log.machineCount, machineNamesOf(run));
+        HeatmapData aff = affinityMatrix(r, log.machineCount, machineNamesOf(run), run.trace.get());
         aff.title = tr("Affinity: job × machine at decision %1").arg(k + 1);
         m_affinityMap->setData(aff);
         m_affinityMap->setAutoColorRange();
     }
-    HeatmapData hist = priorityHistory(log, std::max(0, k - 39), k, 60);
+    HeatmapData hist = priorityHistory(log, std::max(0, k - 39), k, 60, run.trace.get());
     hist.title = tr("Priority over decisions %1–%2 (rows: jobs)").arg(std::max(0, k - 39) + 1).arg(k + 1);
     m_historyMap->setData(hist);
     m_strip->setCurrentDecision(k);

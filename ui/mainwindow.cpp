@@ -100,7 +100,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     m_clusterDoc->replace(m_clusterDoc->spec(), QString(), true);
     m_clusterDoc->undoStack()->setClean();
     m_scenarioPanel->setScenario(Scenario(), QString());
-    updateWindowTitle();
+    markScenarioSaved();
     setStatus(tr("Open a scenario (File ▸ Open) or drop a trace or cluster file here."));
 }
 
@@ -214,7 +214,7 @@ void MainWindow::startTeaching()
 {
     const QString p = QStringLiteral(SS_SAMPLE_DIR "/das-case.scenario.json");
     if (currentScenario().name != QLatin1String("das-case") && QFileInfo::exists(p)) {
-        if (!openScenario(p))
+        if (!confirmDiscard(tr("opening the DAS case study")) || !openScenario(p))
             return;
     }
     showView(QStringLiteral("teaching"));
@@ -359,6 +359,7 @@ void MainWindow::wireRuns()
     });
     connect(rc, &RunController::jobEnded, this, [this] { m_runAction->setEnabled(!m_runs->isRunning()); });
     connect(rc, &RunController::traceLoaded, this, [this](const std::shared_ptr<const Trace>&, const QString& msg) {
+        m_scenarioPanel->setTracePath(m_runs->traceLoadedPath());
         setStatus(msg);
         refreshTraceView();
         Q_EMIT traceLoaded();
@@ -405,6 +406,11 @@ void MainWindow::wireViews()
     connect(m_clusterDoc, &ClusterDocument::clusterChanged, this, &MainWindow::onClusterChanged);
     connect(m_clusterDoc, &ClusterDocument::validationChanged, this, &MainWindow::onClusterChanged);
     connect(m_scenarioPanel, &ScenarioPanel::traceChosen, this, &MainWindow::loadTrace);
+    connect(m_scenarioPanel, &ScenarioPanel::edited, this, &MainWindow::updateWindowTitle);
+    connect(m_clusterDoc->undoStack(), &QUndoStack::cleanChanged, this, [this] {
+        m_scenarioPanel->refreshClusterLabel();
+        updateWindowTitle();
+    });
     connect(m_scenarioPanel, &ScenarioPanel::runRequested, this, [this] { runScenario(); });
     connect(m_topologyPanel, &TopologyPanel::loadClusterRequested, this, &MainWindow::loadCluster);
     connect(m_topologyPanel, &TopologyPanel::error, this, &MainWindow::showError);
@@ -421,7 +427,7 @@ void MainWindow::wireViews()
     connect(m_ganttPanel, &GanttPanel::timeClicked, m_stepper, &StepperPanel::gotoTime);
     connect(m_teachingPanel, &TeachingPanel::stepRequested, m_stepper, &StepperPanel::step);
     connect(m_teachingPanel, &TeachingPanel::caseStudyRequested, this, [this] {
-        if (openScenario(QStringLiteral(SS_SAMPLE_DIR "/das-case.scenario.json")))
+        if (confirmDiscard(tr("opening the DAS case study")) && openScenario(QStringLiteral(SS_SAMPLE_DIR "/das-case.scenario.json")))
             m_runs->setPendingRun(true);
     });
 
@@ -438,6 +444,7 @@ void MainWindow::onClusterChanged()
 {
     m_topologyPanel->refresh();
     m_scenarioPanel->refreshClusterLabel();
+    updateWindowTitle();
     if (!currentRun())
         m_clusterPanel->showIdleCluster(&m_clusterDoc->spec());
 }
@@ -474,136 +481,6 @@ void MainWindow::onDecisionChanged(int k)
     m_teachingPanel->showDecision(run, k);
 }
 
-// ------------------------------------------------------------------------------------------ scenario
-
-void MainWindow::updateWindowTitle()
-{
-    const QString name = m_scenarioPanel->scenario().name;
-    setWindowTitle(tr("%1 — SchedStudio").arg(name.isEmpty() ? tr("untitled") : name));
-}
-
-Scenario MainWindow::currentScenario() const
-{
-    return m_scenarioPanel->scenario();
-}
-
-QString MainWindow::scenarioPath() const
-{
-    return m_scenarioPanel->path();
-}
-
-void MainWindow::newScenario()
-{
-    Scenario s;
-    s.name = tr("untitled");
-    setScenario(s);
-}
-
-void MainWindow::setScenario(const Scenario& s, const QString& path)
-{
-    clearError();
-    // Cluster first: it is cheap and synchronous.
-    try {
-        m_clusterDoc->replace(s.loadClusterSpec(path), QString(), true);
-        m_clusterDoc->undoStack()->setClean();
-    } catch (const std::exception& e) {
-        showError(QString::fromUtf8(e.what()));
-    }
-    m_runs->clearTrace();
-    refreshTraceView();
-    m_scenarioPanel->setScenario(s, path);
-    updateWindowTitle();
-    // A policy the scenario names but this build does not have would otherwise just stay unticked.
-    const QStringList missing = m_scenarioPanel->missingPolicies(s);
-    if (!missing.isEmpty())
-        showError(tr("%1: this build has no policy named %2; it is left out of the run (learned policies such as das "
-                     "need a build with LibTorch). Pick policies in the Scenario panel.")
-                      .arg(path.isEmpty() ? s.name : path, missing.join(QStringLiteral(", "))));
-    if (!s.tracePath.isEmpty())
-        loadTrace(s.tracePath);
-}
-
-bool MainWindow::openScenario(const QString& path)
-{
-    try {
-        setScenario(Scenario::load(path), QFileInfo(path).absoluteFilePath());
-        addRecent(QFileInfo(path).absoluteFilePath());
-        return true;
-    } catch (const ScenarioError& e) {
-        showError(e.text());
-        return false;
-    }
-}
-
-bool MainWindow::saveScenario(const QString& path)
-{
-    try {
-        currentScenario().save(path);
-        m_scenarioPanel->setPath(QFileInfo(path).absoluteFilePath());
-        addRecent(scenarioPath());
-        setStatus(tr("Saved %1").arg(path));
-        return true;
-    } catch (const ScenarioError& e) {
-        showError(e.text());
-        return false;
-    }
-}
-
-void MainWindow::openScenarioDialog()
-{
-    const QString p = QFileDialog::getOpenFileName(this, tr("Open scenario"), QString(),
-                                                   tr("Scenarios (*.scenario.json);;JSON (*.json);;All files (*)"));
-    if (!p.isEmpty())
-        openScenario(p);
-}
-
-void MainWindow::saveScenarioAs()
-{
-    QString p = QFileDialog::getSaveFileName(this, tr("Save scenario"), scenarioPath(), tr("Scenarios (*.scenario.json)"));
-    if (p.isEmpty())
-        return;
-    if (!p.endsWith(QLatin1String(".json")))
-        p += QLatin1String(".scenario.json");
-    saveScenario(p);
-}
-
-void MainWindow::addRecent(const QString& path)
-{
-    addRecentFile(path);
-    rebuildRecentMenu();
-}
-
-void MainWindow::rebuildRecentMenu()
-{
-    m_recentMenu->clear();
-    const QStringList r = recentFiles();
-    for (const QString& p : r)
-        m_recentMenu->addAction(QFileInfo(p).fileName(), this, [this, p] { openScenario(p); })->setToolTip(p);
-    m_recentMenu->setEnabled(!r.isEmpty());
-}
-
-void MainWindow::loadTrace(const QString& path)
-{
-    m_scenarioPanel->setTracePath(path);
-    m_runs->loadTrace(path, m_scenarioPanel->traceFormat());
-}
-
-bool MainWindow::loadCluster(const QString& pathOrPreset)
-{
-    try {
-        ClusterSpec spec = readCluster(pathOrPreset.toStdString());
-        spec.finalize();
-        m_clusterDoc->replace(spec, tr("Load cluster %1").arg(QFileInfo(pathOrPreset).fileName()));
-        const bool isFile = QFileInfo::exists(pathOrPreset);
-        m_scenarioPanel->setClusterSource(isFile ? QFileInfo(pathOrPreset).absoluteFilePath() : pathOrPreset, isFile);
-        setStatus(tr("Cluster %1 loaded").arg(QString::fromStdString(spec.name)));
-        return true;
-    } catch (const std::exception& e) {
-        showError(QString::fromUtf8(e.what()));
-        return false;
-    }
-}
-
 void MainWindow::dragEnterEvent(QDragEnterEvent* e)
 {
     if (e->mimeData()->hasUrls())
@@ -617,7 +494,8 @@ void MainWindow::dropEvent(QDropEvent* e)
         if (p.isEmpty())
             continue;
         if (p.endsWith(QLatin1String(".scenario.json"))) {
-            openScenario(p);
+            if (confirmDiscard(tr("opening another scenario")))
+                openScenario(p);
         } else if (!detectTraceFormat(p.toStdString()).empty()) {
             loadTrace(p);
         } else {
@@ -789,6 +667,10 @@ void MainWindow::setDarkTheme(bool dark)
 
 void MainWindow::closeEvent(QCloseEvent* e)
 {
+    if (!confirmDiscard(tr("quitting"))) {
+        e->ignore();
+        return;
+    }
     m_runs->cancel();
     QSettings s = studioSettings();
     s.setValue(QStringLiteral("window/version"), kStateVersion);

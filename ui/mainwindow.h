@@ -4,7 +4,11 @@
 // to each other and to the RunController, which owns the runs, the history and the project database.
 // One job selection is shared by the table, the cluster map, the Gantt charts and the heatmaps.
 #include <QMainWindow>
+#include <QJsonObject>
 #include <QMap>
+#include <QMessageBox>
+
+#include <functional>
 
 #include <memory>
 
@@ -54,11 +58,19 @@ public:
     // --- scenario ---
     /// Loads the scenario and starts loading its trace in the background. False (and a banner) on error.
     bool openScenario(const QString& path);
-    void setScenario(const Scenario& s, const QString& path = {});
+    /// Shows `s` (cluster, fields, trace loading). False (banner listing every problem, nothing changed) when
+    /// its cluster or trace cannot be read; a policy this build lacks is reported but the rest opens.
+    bool setScenario(const Scenario& s, const QString& path = {});
     bool saveScenario(const QString& path);
     Scenario currentScenario() const; ///< the scenario as edited in the window
     QString scenarioPath() const;
-    /// Starts loading a trace (async); the scenario now refers to it.
+    /// Trace, cluster, policies or another field differ from the scenario as opened or saved (title shows [*]).
+    bool isScenarioModified() const;
+    /// Asks before unsaved changes are dropped (Open scenario, New, DAS case study, quit): Save, Discard or
+    /// Cancel. The default shows a QMessageBox; tests put their own answer here.
+    using UnsavedPrompt = std::function<QMessageBox::StandardButton(const QString& question)>;
+    void setUnsavedPrompt(UnsavedPrompt prompt) { m_unsavedPrompt = std::move(prompt); }
+    /// Starts loading a trace (async); the scenario refers to it once it is loaded (a failed load changes nothing).
     void loadTrace(const QString& path);
     /// Loads a cluster file or preset into the topology editor (undoable). False + banner on error.
     bool loadCluster(const QString& pathOrPreset);
@@ -122,6 +134,8 @@ private:
     int m_selectedJob = -1;
     QByteArray m_defaultState;
     bool m_dark = false;
+    QJsonObject m_savedScenario; ///< the scenario as opened or saved (isScenarioModified compares with it)
+    UnsavedPrompt m_unsavedPrompt;
 
     // docks
     ScenarioPanel* m_scenarioPanel = nullptr;
@@ -158,7 +172,10 @@ private:
     void showError(const QString& text);
     void clearError();
     void setStatus(const QString& text);
-    void updateWindowTitle();
+    void updateWindowTitle(); ///< name and the modified mark
+    void markScenarioSaved(); ///< what the window shows now is the scenario as opened or saved
+    /// True when nothing unsaved would be lost by `action` (saved or discarded as the user chose).
+    bool confirmDiscard(const QString& action);
     RunRequest runRequest(const Scenario& s) const;
     void refreshTraceView();
     void onClusterChanged();

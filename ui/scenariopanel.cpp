@@ -34,6 +34,7 @@ ScenarioPanel::ScenarioPanel(ClusterDocument* cluster, QWidget* parent) : QWidge
     form->addRow(tr("Name"), m_nameEdit);
 
     m_traceEdit = new QLineEdit(w);
+    m_traceEdit->setObjectName(QStringLiteral("traceEdit"));
     m_traceEdit->setReadOnly(true);
     m_traceEdit->setPlaceholderText(tr("no trace — load or drop one"));
     auto* browse = new QToolButton(w);
@@ -51,6 +52,7 @@ ScenarioPanel::ScenarioPanel(ClusterDocument* cluster, QWidget* parent) : QWidge
     form->addRow(tr("Trace"), traceRow);
 
     m_clusterLabel = new QLabel(w);
+    m_clusterLabel->setObjectName(QStringLiteral("clusterLabel"));
     m_clusterLabel->setWordWrap(true);
     form->addRow(tr("Cluster"), m_clusterLabel);
 
@@ -121,13 +123,28 @@ ScenarioPanel::ScenarioPanel(ClusterDocument* cluster, QWidget* parent) : QWidge
     m_backfillCheck = new QCheckBox(tr("Backfill (try later jobs when one does not fit)"), w);
     form->addRow(m_backfillCheck);
 
+    connect(m_nameEdit, &QLineEdit::textChanged, this, &ScenarioPanel::fieldEdited);
+    connect(m_perfEdit, &QLineEdit::textChanged, this, &ScenarioPanel::fieldEdited);
+    connect(m_policyList, &QListWidget::itemChanged, this, &ScenarioPanel::fieldEdited);
+    connect(m_seedSpin, &QSpinBox::valueChanged, this, &ScenarioPanel::fieldEdited);
+    connect(m_seedsSpin, &QSpinBox::valueChanged, this, &ScenarioPanel::fieldEdited);
+    connect(m_backfillCheck, &QCheckBox::toggled, this, &ScenarioPanel::fieldEdited);
+
     auto* runButton = new QPushButton(icon("run"), tr("Run scenario"), w);
     connect(runButton, &QPushButton::clicked, this, &ScenarioPanel::runRequested);
     form->addRow(runButton);
 }
 
+void ScenarioPanel::fieldEdited()
+{
+    // While setScenario() fills the fields nobody may read them (scenario() would take half-set values).
+    if (!m_filling)
+        Q_EMIT edited();
+}
+
 void ScenarioPanel::setScenario(const Scenario& s, const QString& path)
 {
+    m_filling = true;
     m_scenario = s;
     m_path = path;
     m_nameEdit->setText(m_scenario.name);
@@ -146,6 +163,8 @@ void ScenarioPanel::setScenario(const Scenario& s, const QString& path)
     m_seedsSpin->setValue(m_scenario.seeds);
     m_backfillCheck->setChecked(m_scenario.backfill);
     refreshClusterLabel();
+    m_filling = false;
+    Q_EMIT edited();
 }
 
 Scenario ScenarioPanel::scenario() const
@@ -160,11 +179,19 @@ Scenario ScenarioPanel::scenario() const
     m_scenario.seed = quint64(m_seedSpin->value());
     m_scenario.seeds = m_seedsSpin->value();
     m_scenario.backfill = m_backfillCheck->isChecked();
+    // An edited cluster travels inline; undoing back to the one the scenario names gives the source again.
+    Scenario s = m_scenario;
     if (!m_clusterDoc->undoStack()->isClean()) {
-        m_scenario.clusterSource = Scenario::ClusterSource::Inline;
-        m_scenario.clusterJson = QString::fromStdString(clusterToJson(m_clusterDoc->spec()));
+        s.clusterSource = Scenario::ClusterSource::Inline;
+        s.clusterJson = QString::fromStdString(clusterToJson(m_clusterDoc->spec()));
     }
-    return m_scenario;
+    return s;
+}
+
+void ScenarioPanel::markSaved(const Scenario& s, const QString& path)
+{
+    m_scenario = s;
+    m_path = path;
 }
 
 void ScenarioPanel::setTracePath(const QString& path)
@@ -172,6 +199,7 @@ void ScenarioPanel::setTracePath(const QString& path)
     m_scenario.tracePath = path;
     m_traceEdit->setText(path);
     m_traceEdit->setToolTip(path);
+    fieldEdited();
 }
 
 void ScenarioPanel::setClusterSource(const QString& pathOrPreset, bool isFile)
@@ -183,6 +211,7 @@ void ScenarioPanel::setClusterSource(const QString& pathOrPreset, bool isFile)
         m_scenario.clusterSource = Scenario::ClusterSource::Preset;
         m_scenario.clusterPreset = pathOrPreset;
     }
+    fieldEdited();
 }
 
 bool ScenarioPanel::hasPolicy(const QString& name) const

@@ -27,6 +27,8 @@ public:
     Scenario scenario() const;
     QString path() const { return m_path; }
     void setPath(const QString& path) { m_path = path; }
+    /// `s` (as scenario() returned it) was saved to `path`: it becomes the scenario the panel edits.
+    void markSaved(const Scenario& s, const QString& path);
     void setTracePath(const QString& path);
     QString traceFormat() const { return m_scenario.traceFormat; }
     void setClusterSource(const QString& pathOrPreset, bool isFile);
@@ -41,9 +43,13 @@ public Q_SLOTS:
 Q_SIGNALS:
     void traceChosen(const QString& path);
     void runRequested();
+    /// A field, the trace or the cluster source changed (also when set programmatically).
+    void edited();
 
 private:
+    void fieldEdited(); ///< edited(), unless setScenario() is filling the fields
     ClusterDocument* m_clusterDoc;
+    bool m_filling = false;
     mutable Scenario m_scenario;
     QString m_path;
     QLineEdit* m_nameEdit = nullptr;

@@ -63,6 +63,7 @@ StepperPanel::StepperPanel(ExportMenus* exports, QWidget* parent) : QWidget(pare
     v->addWidget(sl);
     m_queueModel = new QueueModel(this);
     m_queueTable = makeTable(w);
+    m_queueTable->setObjectName(QStringLiteral("stepperQueue"));
     m_queueTable->setModel(m_queueModel);
     exports->installTableExport(m_queueTable);
     v->addWidget(m_queueTable, 1);

@@ -149,7 +149,7 @@ GanttData buildSegmentsFromJobs(const std::vector<JobRecord>& jobs, JobLanes lan
     if (lanes == JobLanes::PerJob) {
         for (auto* j : ran) {
             d.segments.push_back({d.rowCount++, j->start, j->end >= 0 ? j->end : maxEnd, j->index});
-            d.rowLabels << QStringLiteral("j%1").arg(j->index);
+            d.rowLabels << QString::number(j->id); // the trace id, as every view names a job
         }
         sortByRow(d);
     return d;

@@ -18,6 +18,13 @@ namespace {
 constexpr int kBarWidth = 12;
 constexpr int kMargin = 4;
 
+QString jobLabel(const Trace* trace, int job)
+{
+    if (trace && job >= 0 && size_t(job) < trace->jobs.size())
+        return QString::number(trace->jobs[size_t(job)].id);
+    return QStringLiteral("j%1").arg(job);
+}
+
 QRgb blend(QRgb a, QRgb b, double t) // t = weight of b
 {
     auto c = [&](int x, int y) { return int(std::lround(x * (1 - t) + y * t)); };
@@ -26,8 +33,10 @@ QRgb blend(QRgb a, QRgb b, double t) // t = weight of b
 } // namespace
 
 // ---- builders ----------------------------------------------------------------------------------------------
+// Decisions are shown counted from 1, as the stepper title and --goto-decision count them (the log's index is
+// 0-based): "#5" is the fifth decision everywhere.
 
-HeatmapData priorityMatrix(const DecisionRecord& r)
+HeatmapData priorityMatrix(const DecisionRecord& r, const Trace* trace)
 {
     HeatmapData d;
     d.rows = 1;
@@ -36,21 +45,21 @@ HeatmapData priorityMatrix(const DecisionRecord& r)
     bool anyStd = false;
     for (const auto& q : r.queue) {
         d.values.push_back(q.priority);
-        d.colLabels << QStringLiteral("j%1").arg(q.job);
+        d.colLabels << jobLabel(trace, q.job);
         d.colJobs.push_back(q.job);
         anyStd = anyStd || std::isfinite(q.priorityStd);
     }
     if (anyStd)
         for (const auto& q : r.queue)
             d.uncertainty.push_back(q.priorityStd);
-    d.title = QStringLiteral("#%1  t=%2 s").arg(r.index).arg(r.time, 0, 'f', 0);
+    d.title = QStringLiteral("#%1  t=%2 s").arg(r.index + 1).arg(r.time, 0, 'f', 0);
     return d;
 }
 
-HeatmapData affinityMatrix(const DecisionRecord& r, int machineCount, const QStringList& machineNames)
+HeatmapData affinityMatrix(const DecisionRecord& r, int machineCount, const QStringList& machineNames, const Trace* trace)
 {
     HeatmapData d;
-    d.title = QStringLiteral("#%1  t=%2 s").arg(r.index).arg(r.time, 0, 'f', 0);
+    d.title = QStringLiteral("#%1  t=%2 s").arg(r.index + 1).arg(r.time, 0, 'f', 0);
     std::vector<const PlacementRecord*> ps;
     bool sparse = false;
     for (const auto& p : r.placements)
@@ -97,7 +106,7 @@ HeatmapData affinityMatrix(const DecisionRecord& r, int machineCount, const QStr
             if (anyVar && k < p.affinityVar.size())
                 d.uncertainty[idx] = p.affinityVar[k];
         }
-        d.rowLabels << QStringLiteral("j%1").arg(p.job);
+        d.rowLabels << jobLabel(trace, p.job);
         d.rowJobs.push_back(p.job);
     }
     for (int m : cols)
@@ -105,7 +114,7 @@ HeatmapData affinityMatrix(const DecisionRecord& r, int machineCount, const QStr
     return d;
 }
 
-HeatmapData allocationMatrix(const DecisionRecord& r, int maxJobs)
+HeatmapData allocationMatrix(const DecisionRecord& r, int maxJobs, const Trace* trace)
 {
     HeatmapData d;
     const AllocationRecord& a = r.allocation;
@@ -117,7 +126,7 @@ HeatmapData allocationMatrix(const DecisionRecord& r, int maxJobs)
         for (int t = 0; t < d.cols; ++t)
             d.values[size_t(i) * size_t(d.cols) + size_t(t)] = a.at(size_t(i), size_t(t));
         const bool est = size_t(i) < a.estimated.size() && a.estimated[size_t(i)];
-        d.rowLabels << QStringLiteral("j%1%2").arg(a.jobs[size_t(i)]).arg(est ? QStringLiteral("*") : QString());
+        d.rowLabels << jobLabel(trace, a.jobs[size_t(i)]) + (est ? QStringLiteral("*") : QString());
         d.rowJobs.push_back(a.jobs[size_t(i)]);
     }
     for (const std::string& t : a.types)
@@ -125,7 +134,7 @@ HeatmapData allocationMatrix(const DecisionRecord& r, int maxJobs)
     return d;
 }
 
-HeatmapData priorityHistory(const DecisionLog& log, int first, int last, int maxJobs)
+HeatmapData priorityHistory(const DecisionLog& log, int first, int last, int maxJobs, const Trace* trace)
 {
     HeatmapData d;
     first = std::max(first, 0);
@@ -138,20 +147,20 @@ HeatmapData priorityHistory(const DecisionLog& log, int first, int last, int max
             if (!rowOf.count(q.job) && int(rowOf.size()) < maxJobs) {
                 rowOf[q.job] = int(d.rowJobs.size());
                 d.rowJobs.push_back(q.job);
-                d.rowLabels << QStringLiteral("j%1").arg(q.job);
+                d.rowLabels << jobLabel(trace, q.job);
             }
     d.rows = int(d.rowJobs.size());
     d.cols = last - first + 1;
     d.values.assign(size_t(d.rows) * size_t(d.cols), kNoScore);
     for (int k = first; k <= last; ++k) {
-        d.colLabels << QStringLiteral("#%1").arg(log.records[size_t(k)].index);
+        d.colLabels << QStringLiteral("#%1").arg(log.records[size_t(k)].index + 1);
         for (const auto& q : log.records[size_t(k)].queue) {
             auto it = rowOf.find(q.job);
             if (it != rowOf.end())
                 d.values[size_t(it->second) * size_t(d.cols) + size_t(k - first)] = q.priority;
         }
     }
-    d.title = QStringLiteral("priority, decisions %1..%2").arg(first).arg(last);
+    d.title = QStringLiteral("priority, decisions %1..%2").arg(first + 1).arg(last + 1);
     return d;
 }
 
@@ -530,9 +539,10 @@ DecisionStripView::DecisionStripView(QWidget* parent)
     }
 }
 
-void DecisionStripView::setLog(const DecisionLog* log, const QStringList& machineNames)
+void DecisionStripView::setLog(const DecisionLog* log, const QStringList& machineNames, const Trace* trace)
 {
     m_log = log;
+    m_trace = trace;
     m_machineNames = machineNames;
     m_current = -1;
     refresh();
@@ -566,7 +576,8 @@ void DecisionStripView::refresh()
         HeatmapData d;
         if (k >= 0 && cur >= 0) {
             const auto& r = m_log->records[size_t(k)];
-            d = m_content == Content::Priority ? priorityMatrix(r) : affinityMatrix(r, m_log->machineCount, m_machineNames);
+            d = m_content == Content::Priority ? priorityMatrix(r, m_trace)
+                                                : affinityMatrix(r, m_log->machineCount, m_machineNames, m_trace);
             for (float v : d.values)
                 if (std::isfinite(v)) {
                     lo = std::min(lo, v);

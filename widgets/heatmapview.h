@@ -7,6 +7,7 @@
 #include <functional>
 #include <vector>
 
+#include "model/job.h"
 #include "sim/decisionlog.h"
 
 namespace ss {
@@ -21,17 +22,21 @@ struct HeatmapData {
     QString title;
 };
 
+/// Jobs are labelled by their trace id (as the stepper and the trace table name them) when `trace` is given,
+/// else "j<index>".
 /// Priority of the queued jobs of one decision: 1 row x queue (highest priority first); uncertainty = priorityStd.
-HeatmapData priorityMatrix(const ss::DecisionRecord& record);
+HeatmapData priorityMatrix(const ss::DecisionRecord& record, const ss::Trace* trace = nullptr);
 /// Affinity of one decision: placed jobs x machines (dense or top-K), uncertainty = affinityVar.
 /// machineNames may be empty (labels become "m<index>").
-HeatmapData affinityMatrix(const ss::DecisionRecord& record, int machineCount, const QStringList& machineNames = {});
+HeatmapData affinityMatrix(const ss::DecisionRecord& record, int machineCount, const QStringList& machineNames = {},
+                           const ss::Trace* trace = nullptr);
 /// A round-based policy's allocation X (Gavel): jobs x GPU types, the share of time; rows of jobs whose
 /// throughputs were estimated are labelled with '*'. At most maxJobs rows.
-HeatmapData allocationMatrix(const ss::DecisionRecord& record, int maxJobs = 400);
+HeatmapData allocationMatrix(const ss::DecisionRecord& record, int maxJobs = 400, const ss::Trace* trace = nullptr);
 /// Priority of jobs over decisions [first, last]: rows = jobs seen in any queue (by first appearance,
 /// at most maxJobs), cols = decisions; NaN where a job was not queued.
-HeatmapData priorityHistory(const ss::DecisionLog& log, int first, int last, int maxJobs = 1000);
+HeatmapData priorityHistory(const ss::DecisionLog& log, int first, int last, int maxJobs = 1000,
+                            const ss::Trace* trace = nullptr);
 
 class HeatmapView : public QWidget {
     Q_OBJECT
@@ -53,6 +58,9 @@ public:
 
     int rows() const { return m_rows; }
     int cols() const { return m_cols; }
+    QString title() const { return m_title; }
+    QStringList rowLabels() const { return m_rowLabels; }
+    QStringList colLabels() const { return m_colLabels; }
     float value(int r, int c) const { return m_values[size_t(r) * size_t(m_cols) + size_t(c)]; }
     float rangeMin() const { return m_min; }
     float rangeMax() const { return m_max; }
@@ -106,8 +114,8 @@ class DecisionStripView : public QWidget {
 public:
     enum class Content { Priority, Affinity };
     explicit DecisionStripView(QWidget* parent = nullptr);
-    /// Not owned. machineNames label affinity columns.
-    void setLog(const ss::DecisionLog* log, const QStringList& machineNames = {});
+    /// Not owned (nor is `trace`, whose ids label the jobs). machineNames label affinity columns.
+    void setLog(const ss::DecisionLog* log, const QStringList& machineNames = {}, const ss::Trace* trace = nullptr);
     void setContent(Content c);
     /// Show decisions current-3 .. current (fewer at the start).
     void setCurrentDecision(int index);
@@ -121,6 +129,7 @@ Q_SIGNALS:
 
 private:
     const ss::DecisionLog* m_log = nullptr;
+    const ss::Trace* m_trace = nullptr;
     QStringList m_machineNames;
     Content m_content = Content::Priority;
     int m_current = -1;

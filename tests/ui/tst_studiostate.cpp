@@ -1,0 +1,354 @@
+// The studio tells the truth about its scenario (issue 22): a failed load leaves the scenario exactly as it
+// was, unsaved changes are marked and asked about before they are dropped, and every view counts decisions
+// the same way (from 1, as the stepper title and --goto-decision).
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QUndoStack>
+#include <QSettings>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "clusterdocument.h"
+#include "ganttview.h"
+#include "heatmapview.h"
+#include "mainwindow.h"
+#include "scenario.h"
+
+using namespace ss;
+using namespace ss::ui;
+
+static const QString kSample = QStringLiteral(SS_SOURCE_DIR "/sample-traces/das-case.scenario.json");
+static const QString kSampleTrace = QStringLiteral(SS_SOURCE_DIR "/sample-traces/das-case.csv");
+
+class TestStudioState : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void failedTraceLoadKeepsScenario();
+    void badScenarioReportsEveryProblemAndKeepsOld();
+    void editsMarkTheTitle();
+    void discardingAsksFirst();
+    void decisionsCountFromOne();
+    void heatmapsNameJobsByTraceId();
+
+private:
+    QTemporaryDir m_dir;
+};
+
+void TestStudioState::initTestCase()
+{
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, m_dir.path());
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.path());
+}
+
+static QJsonObject readJson(const QString& path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return QJsonDocument::fromJson(f.readAll()).object();
+}
+
+void TestStudioState::failedTraceLoadKeepsScenario()
+{
+    MainWindow w;
+    QVERIFY(w.openScenario(kSample));
+    QVERIFY(w.waitForIdle(20000));
+    QVERIFY(w.trace());
+    const QString goodTrace = w.currentScenario().tracePath;
+    QVERIFY(goodTrace.endsWith(QLatin1String("das-case.csv")));
+
+    w.loadTrace(QStringLiteral("/etc/passwd"));
+    QVERIFY(w.waitForIdle(20000));
+    QVERIFY2(!w.bannerText().isEmpty(), "a trace that cannot be read is reported");
+    // Scenario, Trace field and loaded trace all still the old ones.
+    QCOMPARE(w.currentScenario().tracePath, goodTrace);
+    auto* field = w.findChild<QLineEdit*>(QStringLiteral("traceEdit"));
+    QVERIFY(field);
+    QCOMPARE(field->text(), goodTrace);
+    QVERIFY(w.trace());
+    QCOMPARE(int(w.trace()->jobs.size()), 24);
+
+    // Save writes the old trace, never the bad one.
+    const QString out = m_dir.filePath(QStringLiteral("after-bad-trace.scenario.json"));
+    QVERIFY(w.saveScenario(out));
+    const QString saved = readJson(out)[QStringLiteral("trace")].toObject()[QStringLiteral("path")].toString();
+    QVERIFY2(!saved.contains(QLatin1String("passwd")), qPrintable(saved));
+    QCOMPARE(QFileInfo(QDir(m_dir.path()).filePath(saved)).canonicalFilePath(), QFileInfo(kSampleTrace).canonicalFilePath());
+
+    // A good trace afterwards does reach the field.
+    w.loadTrace(kSampleTrace);
+    QVERIFY(w.waitForIdle(20000));
+    QCOMPARE(field->text(), kSampleTrace);
+}
+
+void TestStudioState::badScenarioReportsEveryProblemAndKeepsOld()
+{
+    MainWindow w;
+    QVERIFY(w.openScenario(kSample));
+    QVERIFY(w.waitForIdle(20000));
+    const ss::ui::Scenario before = w.currentScenario();
+    const auto fp = w.clusterDocument()->spec().fingerprint();
+    const QString pathBefore = w.scenarioPath();
+
+    QJsonObject o = readJson(kSample);
+    o[QStringLiteral("name")] = QStringLiteral("broken");
+    o[QStringLiteral("cluster")] = QJsonObject{{QStringLiteral("preset"), QStringLiteral("no-such-preset")}};
+    o[QStringLiteral("policies")] = QJsonArray{QStringLiteral("no-such-policy"), QStringLiteral("fifo+firstfit")};
+    const QString bad = m_dir.filePath(QStringLiteral("broken.scenario.json"));
+    {
+        QFile f(bad);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QJsonDocument(o).toJson());
+    }
+    QVERIFY(!w.openScenario(bad));
+    QVERIFY(w.waitForIdle(20000));
+    const QString banner = w.bannerText();
+    QVERIFY2(banner.contains(QLatin1String("no-such-preset")), qPrintable(banner));
+    QVERIFY2(banner.contains(QLatin1String("no-such-policy")), qPrintable(banner));
+    // Nothing of it was kept: name, policies, cluster, trace and file are the old scenario's.
+    const ss::ui::Scenario after = w.currentScenario();
+    QCOMPARE(after.name, before.name);
+    QCOMPARE(after.policies, before.policies);
+    QCOMPARE(after.tracePath, before.tracePath);
+    QCOMPARE(w.clusterDocument()->spec().fingerprint(), fp);
+    QCOMPARE(w.scenarioPath(), pathBefore);
+    QVERIFY(w.trace());
+}
+
+static QString clusterLabel(MainWindow& w)
+{
+    auto* l = w.findChild<QLabel*>(QStringLiteral("clusterLabel"));
+    return l ? l->text() : QStringLiteral("(no cluster label)");
+}
+
+void TestStudioState::editsMarkTheTitle()
+{
+    MainWindow w;
+    QVERIFY(w.openScenario(kSample));
+    QVERIFY(w.waitForIdle(20000));
+    QVERIFY(w.windowTitle().contains(QLatin1String("[*]")));
+    QVERIFY(!w.isWindowModified());
+    QVERIFY2(!clusterLabel(w).contains(QLatin1String("edited")), qPrintable(clusterLabel(w)));
+
+    // Cluster: +4 machines marks it, undoing back to the loaded cluster clears both marks.
+    ClusterDocument* doc = w.clusterDocument();
+    doc->addMachines(4, 0, 4, 0);
+    QVERIFY(w.isWindowModified());
+    QVERIFY2(clusterLabel(w).contains(QLatin1String("edited")), qPrintable(clusterLabel(w)));
+    doc->undoStack()->undo();
+    QVERIFY(!w.isWindowModified());
+    QVERIFY2(!clusterLabel(w).contains(QLatin1String("edited")), qPrintable(clusterLabel(w)));
+
+    // A freshly loaded cluster is not "edited" (it is what the scenario now names), but the scenario changed.
+    QVERIFY(w.loadCluster(QStringLiteral("das-small")));
+    QVERIFY2(!clusterLabel(w).contains(QLatin1String("edited")), qPrintable(clusterLabel(w)));
+    QVERIFY(w.isWindowModified());
+    const QString out = m_dir.filePath(QStringLiteral("marks.scenario.json"));
+    QVERIFY(w.saveScenario(out));
+    QVERIFY(!w.isWindowModified());
+
+    // Policies: ticking one marks, unticking it again clears.
+    auto* list = w.findChild<QListWidget*>();
+    QVERIFY(list);
+    QListWidgetItem* item = nullptr;
+    for (int i = 0; i < list->count() && !item; ++i)
+        if ((list->item(i)->flags() & Qt::ItemIsUserCheckable) && list->item(i)->checkState() == Qt::Unchecked)
+            item = list->item(i);
+    QVERIFY(item);
+    item->setCheckState(Qt::Checked);
+    QVERIFY(w.isWindowModified());
+    item->setCheckState(Qt::Unchecked);
+    QVERIFY(!w.isWindowModified());
+
+    // Trace: another trace marks it.
+    const QString copy = m_dir.filePath(QStringLiteral("copy.csv"));
+    QVERIFY(QFile::copy(kSampleTrace, copy));
+    w.loadTrace(copy);
+    QVERIFY(w.waitForIdle(20000));
+    QVERIFY(w.isWindowModified());
+}
+
+void TestStudioState::discardingAsksFirst()
+{
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openScenario(kSample));
+    QVERIFY(w.waitForIdle(20000));
+    const QString path = m_dir.filePath(QStringLiteral("asked.scenario.json"));
+    QVERIFY(w.saveScenario(path)); // keep the sample file itself out of Save
+
+    QStringList asked;
+    QMessageBox::StandardButton answer = QMessageBox::Cancel;
+    w.setUnsavedPrompt([&](const QString& question) {
+        asked << question;
+        return answer;
+    });
+    // Nothing changed: no question.
+    QVERIFY(w.close());
+    QVERIFY(asked.isEmpty());
+    w.show();
+
+    w.clusterDocument()->addMachines(4, 0, 4, 0);
+    const int machines = w.clusterDocument()->spec().machineCount();
+    QVERIFY(w.isWindowModified());
+
+    // Ctrl+Q / close: Cancel keeps the window and the edit.
+    QVERIFY(!w.close());
+    QCOMPARE(asked.size(), 1);
+    QVERIFY(w.isVisible());
+
+    // The "DAS case study" button: Cancel keeps the edited cluster.
+    QPushButton* caseStudy = nullptr;
+    for (QPushButton* b : w.findChildren<QPushButton*>())
+        if (b->text().contains(QLatin1String("DAS case study")))
+            caseStudy = b;
+    QVERIFY(caseStudy);
+    caseStudy->click();
+    QCOMPARE(asked.size(), 2);
+    QCOMPARE(w.clusterDocument()->spec().machineCount(), machines);
+    QVERIFY(w.isWindowModified());
+
+    // File ▸ Open scenario…: Cancel asks and stops before any file dialog.
+    QAction* open = nullptr;
+    for (QAction* a : w.findChildren<QAction*>())
+        if (a->shortcut() == QKeySequence(QKeySequence::Open))
+            open = a;
+    QVERIFY(open);
+    open->trigger();
+    QCOMPARE(asked.size(), 3);
+    QCOMPARE(w.clusterDocument()->spec().machineCount(), machines);
+
+    // Save: the edit is written, then the window closes.
+    answer = QMessageBox::Save;
+    QVERIFY(w.close());
+    QCOMPARE(asked.size(), 4);
+    MainWindow reopened;
+    QVERIFY(reopened.openScenario(path));
+    QCOMPARE(reopened.clusterDocument()->spec().machineCount(), machines);
+
+    // Discard: the case study opens over the edit.
+    w.show();
+    w.clusterDocument()->addMachines(1, 0, 4, 0);
+    answer = QMessageBox::Discard;
+    caseStudy->click();
+    QVERIFY(w.waitForIdle(30000));
+    QCOMPARE(asked.size(), 5);
+    QCOMPARE(w.clusterDocument()->spec().machineCount(), 8);
+    QVERIFY(!w.isWindowModified());
+}
+
+void TestStudioState::decisionsCountFromOne()
+{
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(w.openScenario(kSample));
+    QVERIFY(w.waitForIdle(20000));
+    QVERIFY(w.runScenario());
+    QVERIFY(w.waitForIdle(30000));
+    QVERIFY(w.decisionCount() > 5);
+    w.showView(QStringLiteral("stepper"));
+    w.setDecision(4); // the fifth decision: "Decision 5" in the stepper, --goto-decision 5
+    QLabel* stepperTitle = nullptr;
+    for (QLabel* l : w.findChildren<QLabel*>())
+        if (l->text().startsWith(QLatin1String("Decision ")))
+            stepperTitle = l;
+    QVERIFY(stepperTitle);
+    QVERIFY2(stepperTitle->text().startsWith(QLatin1String("Decision 5 /")), qPrintable(stepperTitle->text()));
+
+    // The last-4 panels: decisions 2..5, the current one last.
+    auto* strip = w.findChild<ss::DecisionStripView*>();
+    QVERIFY(strip);
+    QVERIFY2(strip->heatmap(3)->title().startsWith(QLatin1String("#5 ")), qPrintable(strip->heatmap(3)->title()));
+    QVERIFY2(strip->heatmap(0)->title().startsWith(QLatin1String("#2 ")), qPrintable(strip->heatmap(0)->title()));
+    // Priority history: its axis ticks run 1..5 and its title says so.
+    ss::HeatmapView* history = nullptr;
+    for (ss::HeatmapView* h : w.findChildren<ss::HeatmapView*>())
+        if (h->title().contains(QLatin1String("Priority over decisions")))
+            history = h;
+    QVERIFY(history);
+    QVERIFY2(history->title().contains(QStringLiteral("1–5")), qPrintable(history->title()));
+    QCOMPARE(history->colLabels().first(), QStringLiteral("#1"));
+    QCOMPARE(history->colLabels().last(), QStringLiteral("#5"));
+    // The priority and affinity maps name the same decision.
+    int named = 0;
+    for (ss::HeatmapView* h : w.findChildren<ss::HeatmapView*>())
+        if (h->title().contains(QLatin1String("at decision"))) {
+            QVERIFY2(h->title().contains(QLatin1String("at decision 5")), qPrintable(h->title()));
+            ++named;
+        }
+    QCOMPARE(named, 2);
+    // The builder the views share counts the same way.
+    const ss::DecisionLog& log = *w.currentRun()->out->log;
+    QCOMPARE(ss::priorityHistory(log, 0, 4).title, QStringLiteral("priority, decisions 1..5"));
+}
+
+void TestStudioState::heatmapsNameJobsByTraceId()
+{
+    // The sample with its ids moved to 5000+: an index and an id can no longer be mistaken for each other.
+    QFile in(kSampleTrace);
+    QVERIFY(in.open(QIODevice::ReadOnly));
+    QStringList lines = QString::fromUtf8(in.readAll()).split(QLatin1Char('\n'));
+    for (QString& l : lines)
+        if (!l.isEmpty() && l[0].isDigit())
+            l = QString::number(5000 + l.section(QLatin1Char(','), 0, 0).toInt()) + QLatin1Char(',') + l.section(QLatin1Char(','), 1);
+    const QString shifted = m_dir.filePath(QStringLiteral("shifted.csv"));
+    QFile out(shifted);
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    out.write(lines.join(QLatin1Char('\n')).toUtf8());
+    out.close();
+
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(w.openScenario(kSample));
+    QVERIFY(w.waitForIdle(20000));
+    w.loadTrace(shifted);
+    QVERIFY(w.waitForIdle(20000));
+    QVERIFY(w.trace() && w.trace()->jobs.front().id >= 5000);
+    QVERIFY(w.runScenario());
+    QVERIFY(w.waitForIdle(30000));
+    w.showView(QStringLiteral("stepper"));
+    w.setDecision(4);
+
+    // The stepper's queue names the job by its trace id; the heatmaps must name the same one.
+    auto* queue = w.findChild<QTableView*>(QStringLiteral("stepperQueue"));
+    QVERIFY(queue && queue->model()->rowCount() > 0);
+    const QString stepperJob = queue->model()->index(0, 1).data().toString();
+    QVERIFY2(stepperJob.toLongLong() >= 5000, qPrintable(stepperJob));
+    ss::HeatmapView* priority = nullptr;
+    ss::HeatmapView* history = nullptr;
+    for (ss::HeatmapView* h : w.findChildren<ss::HeatmapView*>()) {
+        if (h->title().startsWith(QLatin1String("Priority of queued jobs")))
+            priority = h;
+        if (h->title().startsWith(QLatin1String("Priority over decisions")))
+            history = h;
+    }
+    QVERIFY(priority && history);
+    QCOMPARE(priority->colLabels().first(), stepperJob);
+    QVERIFY2(history->rowLabels().contains(stepperJob), qPrintable(history->rowLabels().join(QLatin1Char(' '))));
+    auto* strip = w.findChild<ss::DecisionStripView*>();
+    QCOMPARE(strip->heatmap(3)->colLabels().first(), stepperJob);
+    for (const QString& label : history->rowLabels())
+        QVERIFY2(label.toLongLong() >= 5000, qPrintable(label));
+    // The Gantt's one-lane-per-job rows too.
+    const ss::GanttData g = ss::buildSegmentsFromJobs(w.currentRun()->out->jobs, ss::JobLanes::PerJob);
+    QVERIFY(!g.rowLabels.isEmpty());
+    for (const QString& label : g.rowLabels)
+        QVERIFY2(label.toLongLong() >= 5000, qPrintable(label));
+}
+
+QTEST_MAIN(TestStudioState)
+#include "tst_studiostate.moc"
