@@ -128,6 +128,15 @@ static std::pair<std::map<std::string, std::string>, std::string> readRaw(const 
     uint64_t tlen = 0;
     if (!f.read(reinterpret_cast<char*>(&tlen), 8) || tlen > (uint64_t(1) << 32))
         throw std::runtime_error(path + ": truncated or corrupt checkpoint (tensor length)");
+    // a corrupt length must not be allocated before it is checked against what the file holds (fuzzed: a
+    // flipped byte asked for 4 GB)
+    const std::streampos here = f.tellg();
+    f.seekg(0, std::ios::end);
+    const uint64_t left = uint64_t(f.tellg() - here);
+    f.seekg(here);
+    if (tlen + 8 > left)
+        throw std::runtime_error(path + ": truncated or corrupt checkpoint (tensor length " + std::to_string(tlen) + ", "
+                                 + std::to_string(left) + " bytes left)");
     std::string tensors(size_t(tlen), '\0');
     if (!f.read(tensors.data(), std::streamsize(tlen)))
         throw std::runtime_error(path + ": truncated checkpoint (tensors)");

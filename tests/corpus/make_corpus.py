@@ -157,8 +157,48 @@ def make_stores(d):
     write(os.path.join(d, "bad-page-size.db"), bytes(hdr))
 
 
+def binary_mutations(data, header_len):
+    """Truncations, flipped bytes and a wrong version of a binary file whose first header_len bytes are its header."""
+    out = {"empty": b"", "magic-only": data[:6], "bad-magic": b"XX" + data[2:min(len(data), 4096)]}
+    for cut in (7, 8, 12, 16, 24, header_len // 2, header_len, header_len + 9, len(data) // 2, len(data) - 1):
+        if 0 < cut < len(data):
+            out["truncated-%d" % cut] = data[:cut]
+    for pos in (6, 8, 9, 12, 13, 20, header_len // 2, header_len + 3, len(data) // 3, len(data) - 2):
+        if 0 <= pos < len(data):
+            b = bytearray(data)
+            b[pos] ^= 0xFF
+            out["flip-%d" % pos] = bytes(b[: max(pos + 64, min(len(b), 8192))]) if len(b) > 8192 else bytes(b)
+    out["trailing-bytes"] = data + b"\x00garbage"
+    out["huge-count"] = data[:header_len] + b"\xff" * 16 + data[header_len:header_len + 64]
+    return out
+
+
+def make_binary(root):
+    """Decision logs (mutations of decisionlog/seed.sslog, made by
+    `schedstudio-cli run --trace sample-traces/das-case.csv --cluster das-case --policy fifo+firstfit --seed 1
+    --log-out tests/corpus/decisionlog/seed.sslog`) and checkpoints (of resources/checkpoints/das-das-case.sscp)."""
+    seed = os.path.join(root, "decisionlog", "seed.sslog")
+    with open(seed, "rb") as f:
+        log = f.read()
+    for f in os.listdir(os.path.dirname(seed)):
+        if f != "seed.sslog" and not f.startswith(("crash-", "finding-")):
+            os.remove(os.path.join(os.path.dirname(seed), f))
+    for name, data in binary_mutations(log, 24).items():
+        write(os.path.join(root, "decisionlog", name + ".sslog"), data)
+    ckpt_src = os.path.join(root, "..", "..", "resources", "checkpoints", "das-das-case.sscp")
+    with open(ckpt_src, "rb") as f:
+        ck = f.read()
+    header_len = 16 + int.from_bytes(ck[12:16], "little")
+    clean(os.path.join(root, "checkpoint"))
+    for name, data in binary_mutations(ck, header_len).items():
+        if len(data) > 8192:  # keep the corpus small: the tensors are never reached past a bad header
+            data = data[:8192]
+        write(os.path.join(root, "checkpoint", name + ".sscp"), data)
+
+
 def main():
     make_stores(os.path.join(HERE, "store"))
+    make_binary(HERE)
     for sub in ("trace", "cluster", "json", "scenario", "throughputs"):
         clean(os.path.join(HERE, sub))
     for fmt, (ext, text) in TRACE_SEEDS.items():
