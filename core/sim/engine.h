@@ -68,7 +68,8 @@ struct RunConfig {
     int sparseAffinityTopK = 32;   ///< above it, only the best K machines are kept
     double maxTime = kInf;         ///< stop the clock here (jobs still running become Unfinished)
     bool checkInvariants = false;  ///< full consistency check after every decision, and an independent ledger
-                                   ///< of every event (sim/invariants.h); also on with SCHEDSTUDIO_CHECK_INVARIANTS=1
+                                   ///< of every event (sim/invariants.h); SCHEDSTUDIO_CHECK_INVARIANTS=1 turns
+                                   ///< on the ledger for every run
 };
 
 class Simulator;

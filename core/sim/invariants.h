@@ -5,7 +5,8 @@
 // once and every arrived job is accounted for at the end, the clock never runs backwards, and the fee of each
 // job (GPU share x price x time held, recomputed here from the start/stop events) matches what the metrics
 // report. On when RunConfig::checkInvariants is set or the environment has SCHEDSTUDIO_CHECK_INVARIANTS=1
-// (the test suite sets it for every test). A violation throws std::logic_error naming time, job and rule.
+// (the test suite sets it for every test; it costs O(1) per event, so it rides along even on 100k-job runs).
+// A violation throws std::logic_error naming time, job and rule.
 #include <string>
 #include <vector>
 
