@@ -554,6 +554,8 @@ RunRequest MainWindow::runRequest(const Scenario& s) const
     req.scenarioName = s.name;
     req.perf = s.perf;
     req.backfill = s.backfill;
+    req.params = s.core.params;
+    req.checkpoint = s.core.checkpoint;
     if (!s.core.throughputs.empty()) {
         // the scenario's speed table (Gavel's policies read their throughput matrix from it); a file that
         // does not read leaves the runs on the cluster's type speeds, said in the error banner

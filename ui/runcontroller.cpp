@@ -12,6 +12,7 @@
 #include "backgroundjob.h"
 #include "io/traceio.h"
 #include "io/transforms.h"
+#include "policy/registry.h"
 #include "run/executor.h"
 #include "models.h"
 #include "rundatabase.h"
@@ -170,6 +171,8 @@ void RunController::startRuns(const RunRequest& req, std::function<void(QVector<
 {
     RunSpec base;
     base.options.backfill = req.backfill;
+    base.options.params = req.params;
+    base.options.checkpoint = req.checkpoint;
     base.config.perf = PerfConfig::parse(req.perf.toStdString());
     base.config.recordDecisions = true;
     base.keepDecisionLog = true;
@@ -273,6 +276,19 @@ RunController::Start RunController::startScenario(const RunRequest& req, const Q
         } catch (const std::exception& e) {
             problem = tr("Run: perf model '%1': %2").arg(req.perf, QString::fromUtf8(e.what()));
         }
+    // The scenario's params apply to every policy; a key no ticked policy knows is a typo, said before the run.
+    for (const QString& p : req.policies) {
+        if (!problem.isEmpty())
+            break;
+        std::string why;
+        try {
+            why = validatePolicyParams(p.toStdString(), req.params);
+        } catch (const std::exception& e) {
+            why = e.what();
+        }
+        if (!why.empty())
+            problem = tr("Run: %1").arg(QString::fromStdString(why));
+    }
     if (!problem.isEmpty()) {
         Q_EMIT error(problem);
         return Start::Refused;

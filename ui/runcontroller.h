@@ -8,7 +8,9 @@
 #include <QVector>
 
 #include <functional>
+#include <map>
 #include <memory>
+#include <string>
 
 #include "runentry.h"
 
@@ -30,6 +32,8 @@ struct RunRequest {
     bool backfill = true;
     QString namePrefix; ///< "original", "what-if (…)": prefixed to each run's name
     std::shared_ptr<const ThroughputTable> table; ///< the scenario's measured speed table (null = none)
+    std::map<std::string, std::string> params; ///< the scenario's policy knobs (--param), for every policy
+    std::string checkpoint;                    ///< learned policies' checkpoint ("" = the shipped one)
 };
 
 /// The what-if: the base request's first policy on the original setup and on a changed one.

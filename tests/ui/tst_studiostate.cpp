@@ -41,6 +41,7 @@ private Q_SLOTS:
     void discardingAsksFirst();
     void decisionsCountFromOne();
     void heatmapsNameJobsByTraceId();
+    void scenarioParamsReachTheRuns();
 
 private:
     QTemporaryDir m_dir;
@@ -348,6 +349,43 @@ void TestStudioState::heatmapsNameJobsByTraceId()
     QVERIFY(!g.rowLabels.isEmpty());
     for (const QString& label : g.rowLabels)
         QVERIFY2(label.toLongLong() >= 5000, qPrintable(label));
+}
+
+
+void TestStudioState::scenarioParamsReachTheRuns()
+{
+    // A scenario's params are part of every run it makes, in the studio as in `run --scenario`.
+    QJsonObject o = readJson(kSample);
+    o[QStringLiteral("trace")] = QJsonObject{{QStringLiteral("path"), kSampleTrace}};
+    o[QStringLiteral("policies")] = QJsonArray{QStringLiteral("las+firstfit")};
+    o[QStringLiteral("params")] = QJsonObject{{QStringLiteral("las.thresholds"), QStringLiteral("60")}};
+    const QString path = m_dir.filePath(QStringLiteral("params.scenario.json"));
+    auto write = [&](const QJsonObject& obj) {
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        f.write(QJsonDocument(obj).toJson());
+    };
+    write(o);
+    MainWindow w;
+    QVERIFY(w.openScenario(path));
+    QVERIFY(w.waitForIdle(20000));
+    QVERIFY(w.runScenario());
+    QVERIFY(w.waitForIdle(30000));
+    QVERIFY(w.currentRun());
+    const auto& params = w.currentRun()->out->spec.options.params;
+    QCOMPARE(params.size(), size_t(1));
+    QCOMPARE(params.at("las.thresholds"), std::string("60"));
+
+    // A key no policy declares is refused before anything runs, naming the key.
+    o[QStringLiteral("params")] = QJsonObject{{QStringLiteral("las.no_such_knob"), QStringLiteral("1")}};
+    write(o);
+    QVERIFY(w.openScenario(path));
+    QVERIFY(w.waitForIdle(20000));
+    const auto runBefore = w.currentRun();
+    QVERIFY(!w.runScenario());
+    QVERIFY2(w.bannerText().contains(QLatin1String("las.no_such_knob")), qPrintable(w.bannerText()));
+    QVERIFY(w.waitForIdle(5000));
+    QCOMPARE(w.currentRun(), runBefore);
 }
 
 QTEST_MAIN(TestStudioState)
