@@ -307,6 +307,8 @@ void MainWindow::buildDocks()
     };
     shortcut(QKeySequence(Qt::Key_Right), [this] { m_stepper->step(1); });
     shortcut(QKeySequence(Qt::Key_Left), [this] { m_stepper->step(-1); });
+    shortcut(QKeySequence(Qt::SHIFT | Qt::Key_Right), [this] { m_stepper->stepScheduled(1); });
+    shortcut(QKeySequence(Qt::SHIFT | Qt::Key_Left), [this] { m_stepper->stepScheduled(-1); });
     shortcut(QKeySequence(Qt::Key_Home), [this] { m_stepper->first(); });
     shortcut(QKeySequence(Qt::Key_End), [this] { m_stepper->last(); });
     shortcut(QKeySequence(Qt::Key_Space), [this] { m_stepper->togglePlay(); });

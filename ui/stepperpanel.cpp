@@ -34,6 +34,17 @@ StepperPanel::StepperPanel(ExportMenus* exports, QWidget* parent) : QWidget(pare
     m_playButton->setCheckable(true);
     auto* fwd = mkButton("step-forward", tr("Step forward (→)"));
     auto* lastB = mkButton("last", tr("Last decision (End)"));
+    // Between two rounds (Gavel) or two placements most decisions only record arrivals and finishes: these two
+    // skip to the previous / next one that decided something.
+    auto* backSched = new QPushButton(tr("‹ decided"), w);
+    backSched->setToolTip(tr("Previous decision that placed, preempted, allocated or rejected a job (Shift+←)"));
+    backSched->setFocusPolicy(Qt::NoFocus);
+    backSched->setObjectName(QStringLiteral("stepperPrevDecided"));
+    auto* fwdSched = new QPushButton(tr("decided ›"), w);
+    fwdSched->setToolTip(tr("Next decision that placed, preempted, allocated or rejected a job, e.g. the next Gavel "
+                            "round (Shift+→)"));
+    fwdSched->setFocusPolicy(Qt::NoFocus);
+    fwdSched->setObjectName(QStringLiteral("stepperNextDecided"));
     m_speedCombo = new QComboBox(w);
     for (int s : {1, 2, 5, 10, 25, 100})
         m_speedCombo->addItem(tr("%1 / s").arg(s), s);
@@ -48,7 +59,7 @@ StepperPanel::StepperPanel(ExportMenus* exports, QWidget* parent) : QWidget(pare
     m_gotoJobEdit = new QLineEdit(w);
     m_gotoJobEdit->setPlaceholderText(tr("go to job id"));
     m_gotoJobEdit->setMaximumWidth(110);
-    v->addWidget(hbox({new QLabel(tr("Run:"), w), m_runCombo, firstB, back, m_playButton, fwd, lastB, m_speedCombo,
+    v->addWidget(hbox({new QLabel(tr("Run:"), w), m_runCombo, firstB, back, m_playButton, fwd, lastB, backSched, fwdSched, m_speedCombo,
                        m_gotoTimeEdit, m_gotoJobEdit}, w));
     m_slider = new QSlider(Qt::Horizontal, w);
     m_slider->setRange(0, 0);
@@ -92,6 +103,8 @@ StepperPanel::StepperPanel(ExportMenus* exports, QWidget* parent) : QWidget(pare
     connect(back, &QPushButton::clicked, this, [this] { step(-1); });
     connect(fwd, &QPushButton::clicked, this, [this] { step(1); });
     connect(lastB, &QPushButton::clicked, this, &StepperPanel::last);
+    connect(backSched, &QPushButton::clicked, this, [this] { stepScheduled(-1); });
+    connect(fwdSched, &QPushButton::clicked, this, [this] { stepScheduled(1); });
     connect(m_slider, &QSlider::valueChanged, this, [this](int k) {
         if (k != m_decision)
             setDecision(k);
@@ -160,6 +173,32 @@ void StepperPanel::setRunList(const QVector<RunPtr>& runs)
 void StepperPanel::step(int delta)
 {
     setDecision(std::max(0, m_decision + delta));
+}
+
+bool StepperPanel::decidedSomething(const DecisionRecord& r)
+{
+    if (!r.preempted.empty() || !r.allocation.empty())
+        return true;
+    for (const PlacementRecord& p : r.placements)
+        if (!p.slots.empty())
+            return true;
+    for (const AdmissionRecord& a : r.admissions)
+        if (a.verdict != Admit::Accept)
+            return true;
+    return false;
+}
+
+void StepperPanel::stepScheduled(int dir)
+{
+    const int n = decisionCount();
+    if (n == 0 || dir == 0)
+        return;
+    const auto& recs = m_current->out->log->records;
+    for (int k = m_decision + (dir > 0 ? 1 : -1); k >= 0 && k < n; k += dir > 0 ? 1 : -1)
+        if (decidedSomething(recs[size_t(k)])) {
+            setDecision(k);
+            return;
+        }
 }
 
 void StepperPanel::togglePlay()

@@ -25,6 +25,8 @@ class QueueModel;
 class StepperPanel : public QWidget {
     Q_OBJECT
 public:
+    /// Whether decision `r` decided anything beyond recording arrivals and finishes.
+    static bool decidedSomething(const DecisionRecord& r);
     explicit StepperPanel(ExportMenus* exports, QWidget* parent = nullptr);
     ~StepperPanel() override;
 
@@ -42,6 +44,9 @@ public:
 public Q_SLOTS:
     void setDecision(int k);        ///< clamped; -1 with no run
     void step(int delta);           ///< k + delta (never below the first decision)
+    /// The next (dir > 0) or previous (dir < 0) decision that decided something: placed or preempted a job,
+    /// gave an allocation (a Gavel round) or rejected/deferred a job. Stays put when there is none.
+    void stepScheduled(int dir);
     void first() { setDecision(0); }
     void last() { setDecision(decisionCount() - 1); }
     void togglePlay();

@@ -24,6 +24,7 @@
 #include "heatmapview.h"
 #include "mainwindow.h"
 #include "scenario.h"
+#include "stepperpanel.h"
 
 using namespace ss;
 using namespace ss::ui;
@@ -42,6 +43,7 @@ private Q_SLOTS:
     void decisionsCountFromOne();
     void heatmapsNameJobsByTraceId();
     void scenarioParamsReachTheRuns();
+    void stepToNextRound();
 
 private:
     QTemporaryDir m_dir;
@@ -386,6 +388,53 @@ void TestStudioState::scenarioParamsReachTheRuns()
     QVERIFY2(w.bannerText().contains(QLatin1String("las.no_such_knob")), qPrintable(w.bannerText()));
     QVERIFY(w.waitForIdle(5000));
     QCOMPARE(w.currentRun(), runBefore);
+}
+
+void TestStudioState::stepToNextRound()
+{
+    // Gavel: most decisions between two rounds only record arrivals and finishes; "decided ›" goes to the next
+    // round (a decision with an allocation X), passing over every one that decided nothing.
+    QJsonObject o = readJson(QStringLiteral(SS_SOURCE_DIR "/sample-traces/gavel.scenario.json"));
+    const QString dir = QStringLiteral(SS_SOURCE_DIR "/sample-traces/");
+    o[QStringLiteral("trace")] = QJsonObject{{QStringLiteral("path"), dir + QStringLiteral("gavel-120.csv")}};
+    o[QStringLiteral("throughputs")] = dir + QStringLiteral("gavel-throughputs.json");
+    o[QStringLiteral("policies")] = QJsonArray{QStringLiteral("gavel-las")};
+    const QString path = m_dir.filePath(QStringLiteral("gavel-one.scenario.json"));
+    {
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QJsonDocument(o).toJson());
+    }
+    MainWindow w;
+    QVERIFY(w.openScenario(path));
+    QVERIFY(w.waitForIdle(20000));
+    QVERIFY(w.runScenario());
+    QVERIFY(w.waitForIdle(60000));
+    const ss::DecisionLog& log = *w.currentRun()->out->log;
+    auto* next = w.findChild<QPushButton*>(QStringLiteral("stepperNextDecided"));
+    auto* prev = w.findChild<QPushButton*>(QStringLiteral("stepperPrevDecided"));
+    QVERIFY(next && prev);
+    // From the first round, walk three rounds on and back, checking nothing in between decided anything.
+    int k = 0;
+    while (k < int(log.records.size()) && log.records[size_t(k)].allocation.empty())
+        ++k;
+    QVERIFY(k < int(log.records.size()));
+    w.setDecision(k);
+    std::vector<int> visited{k};
+    for (int i = 0; i < 3; ++i) {
+        next->click();
+        const int now = w.currentDecision();
+        QVERIFY2(now > visited.back(), qPrintable(QString::number(now)));
+        for (int j = visited.back() + 1; j < now; ++j)
+            QVERIFY2(!StepperPanel::decidedSomething(log.records[size_t(j)]), qPrintable(QString::number(j)));
+        QVERIFY(StepperPanel::decidedSomething(log.records[size_t(now)]));
+        visited.push_back(now);
+    }
+    QVERIFY2(visited.back() - visited.front() > 3, "some decisions between rounds decided nothing");
+    for (int i = 2; i >= 0; --i) {
+        prev->click();
+        QCOMPARE(w.currentDecision(), visited[size_t(i)]);
+    }
 }
 
 QTEST_MAIN(TestStudioState)
