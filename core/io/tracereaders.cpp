@@ -2,6 +2,7 @@
 // in docs/FORMATS.md; whatever a format lacks stays at its default.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <unordered_map>
 
@@ -359,6 +360,18 @@ void readGavel(TraceBuilder& b, LineReader& r)
             j.gpus = double(parseInt(v[iScale], {f, ln, names[iScale]}));
             if (j.iterations < 0)
                 fail({f, ln, names[iSteps]}, "negative step count");
+            if (width == 10) {
+                // Gavel's priority weight w_m, kept as the QoS class "w<weight>" (Trace::priorityWeight);
+                // weight 1 (every public trace) leaves the job without a class
+                const double w = parseNumber(v[7], {f, ln, names[7]});
+                if (!(w > 0) || !std::isfinite(w))
+                    fail({f, ln, names[7]}, "priority weight must be positive");
+                if (w != 1) {
+                    char buf[32];
+                    std::snprintf(buf, sizeof buf, "w%g", w);
+                    j.qos = b.intern(b.qos, buf);
+                }
+            }
             if (j.submit < 0)
                 fail({f, ln, names[iArr]}, "negative arrival time");
             if (v100) {

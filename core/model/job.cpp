@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 namespace ss {
 
@@ -26,6 +27,18 @@ void Trace::sortBySubmit()
             return a.submit < b.submit;
         return a.id < b.id;
     });
+}
+
+double Trace::priorityWeight(const Job& j) const
+{
+    if (j.qos < 0 || size_t(j.qos) >= qosClasses.size())
+        return 1;
+    const std::string& q = qosClasses[size_t(j.qos)];
+    if (q.size() < 2 || q[0] != 'w')
+        return 1;
+    char* end = nullptr;
+    const double w = std::strtod(q.c_str() + 1, &end);
+    return end && *end == '\0' && std::isfinite(w) && w > 0 ? w : 1;
 }
 
 std::string Trace::validate() const

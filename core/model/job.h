@@ -50,6 +50,9 @@ struct Trace {
     std::string validate() const;
     double span() const; ///< last submit - first submit
     const std::string& modelName(const Job& j) const;
+    /// Gavel's priority weight w_m: a QoS class named "w<number>" (e.g. "w5", as Gavel's priority_weight
+    /// column and its generator's 20 % weight-5 jobs are read) carries that weight; every other job has 1.
+    double priorityWeight(const Job& j) const;
 };
 
 /// Interns strings into a table (hash map), for readers that build a Trace. Lookups take string_views and

@@ -414,6 +414,49 @@ private Q_SLOTS:
             QCOMPARE(again.rt(j).end, sim.rt(j).end);
     }
 
+    void priorityWeightsReachTheLp()
+    {
+        // Two identical fastA jobs on a cluster of one A GPU: max-min fairness with weights 5 and 1 gives
+        // X = 5/6 and 1/6 (the weighted job's normalized throughput is 5x the other's). The weight comes from
+        // the QoS class "w5", as Gavel's priority_weight column and its generator's weighted jobs are read.
+        ClusterSpec c;
+        c.name = "a1";
+        c.types = {{"A", 1.0, 16, 1.0}};
+        c.switches = {{"s0", 100}};
+        c.machines.push_back({"a0", 0, 1, 0, 0, 0, 25});
+        c.finalize();
+        Trace t = abTrace({{0, "fastA", 20000}, {0, "fastA", 20000}});
+        t.qosClasses = {"w1", "w5", "gold"};
+        t.jobs[0].qos = 1;
+        t.jobs[1].qos = 0;
+        QCOMPARE(t.priorityWeight(t.jobs[0]), 5.0);
+        QCOMPARE(t.priorityWeight(t.jobs[1]), 1.0);
+        Job other = t.jobs[1];
+        other.qos = 2;
+        QCOMPARE(t.priorityWeight(other), 1.0); // a class that is not "w<number>" carries no weight
+        const ThroughputTable tab = abTable();
+        auto s = makeScheduler("gavel-las");
+        Recorder rec;
+        Simulator sim(c, t, *s, gavelConfig(), &tab);
+        sim.addObserver(&rec);
+        sim.run();
+        const DecisionRecord* first = nullptr;
+        for (const DecisionRecord& r : rec.records)
+            if (!r.allocation.empty()) {
+                first = &r;
+                break;
+            }
+        QVERIFY(first);
+        QCOMPARE(first->allocation.jobs.size(), size_t(2));
+        for (size_t i = 0; i < 2; ++i) {
+            const double want = first->allocation.jobs[i] == 0 ? 5.0 / 6 : 1.0 / 6;
+            QVERIFY2(std::fabs(first->allocation.at(i, 0) - want) < 2e-3,
+                     qPrintable(QString::number(first->allocation.at(i, 0))));
+        }
+        // and the weighted job finishes first
+        QVERIFY(sim.rt(0).end < sim.rt(1).end);
+    }
+
     void everyGavelPolicyRunsASmallTrace()
     {
         const ClusterSpec c = twoTypes(2, 2);

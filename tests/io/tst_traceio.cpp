@@ -337,9 +337,21 @@ private Q_SLOTS:
         QCOMPARE(t.jobs[1].iterations, 4000.0);
         QCOMPARE(t.modelName(t.jobs[1]), std::string("ResNet-18 (batch size 32)"));
         // Without a table nearby: documented fallback of 1 step/s.
-        const auto q = write("gavel2/phys.trace", "LM (batch size 5)\tpython main.py\tlanguage_modeling\t--steps\t1\t8601\t1\t1\t-1.000000\t0\n");
+        // The physical-cluster form's priority_weight (8th field): 1 gives no class, 5 the class "w5" (Gavel's LP weight).
+        const auto q = write("gavel2/phys.trace", "LM (batch size 5)\tpython main.py\tlanguage_modeling\t--steps\t1\t8601\t1\t1\t-1.000000\t0\n"
+                                                  "LM (batch size 5)\tpython main.py\tlanguage_modeling\t--steps\t1\t500\t1\t5\t-1.000000\t3\n");
         const Trace u = readTrace(q);
         QCOMPARE(u.jobs.at(0).duration, 8601.0);
+        QCOMPARE(u.jobs.at(0).qos, -1);
+        QCOMPARE(u.priorityWeight(u.jobs.at(1)), 5.0);
+        QCOMPARE(u.qosClasses.at(size_t(u.jobs.at(1).qos)), std::string("w5"));
+        const auto bad = write("gavel2/badw.trace", "LM (batch size 5)\tpython main.py\tlanguage_modeling\t--steps\t1\t500\t1\t0\t-1.000000\t3\n");
+        try {
+            readTrace(bad);
+            QFAIL("a zero priority weight was read");
+        } catch (const std::exception& e) {
+            QVERIFY2(std::string(e.what()).find("priority_weight") != std::string::npos, e.what());
+        }
         QVERIFY(u.notes.at(1).find("1 step/s") != std::string::npos);
         const ThroughputTable table = readThroughputTable(m_dir.filePath("gavel/simulation_throughputs.json").toStdString());
         QCOMPARE(table.relativeSpeed("ResNet-18 (batch size 32)", "k80"), 0.25);

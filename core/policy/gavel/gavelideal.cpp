@@ -44,6 +44,7 @@ std::vector<double> simulateGavelIdeal(const ClusterSpec& cluster, const Trace& 
             gavel::JobRow r;
             r.T = tp[size_t(j)].T;
             r.scale = std::max(1, jb.wholeGpus());
+            r.weight = trace.priorityWeight(jb);
             r.remaining = left[size_t(j)];
             r.done = jb.duration * tp[size_t(j)].unitsPerRef - left[size_t(j)];
             r.age = now - jb.submit;

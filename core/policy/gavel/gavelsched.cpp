@@ -245,6 +245,7 @@ void GavelScheduler::recompute(const SchedContext& ctx)
             if (t >= 64 || !((mask >> t) & 1ULL))
                 r.T[t] = 0;
         r.scale = std::max(1, jb.wholeGpus());
+        r.weight = m_setup->trace.priorityWeight(jb);
         r.remaining = ctx.rt(j).remainingAt(now) * s.tp.unitsPerRef;
         r.done = std::max(0.0, jb.duration - ctx.rt(j).remainingAt(now)) * s.tp.unitsPerRef;
         r.age = now - jb.submit;
