@@ -24,12 +24,6 @@ QString jobLabel(const Trace* trace, int job)
         return QString::number(trace->jobs[size_t(job)].id);
     return QStringLiteral("j%1").arg(job);
 }
-
-QRgb blend(QRgb a, QRgb b, double t) // t = weight of b
-{
-    auto c = [&](int x, int y) { return int(std::lround(x * (1 - t) + y * t)); };
-    return qRgb(c(qRed(a), qRed(b)), c(qGreen(a), qGreen(b)), c(qBlue(a), qBlue(b)));
-}
 } // namespace
 
 // ---- builders ----------------------------------------------------------------------------------------------
@@ -104,7 +98,7 @@ HeatmapData affinityMatrix(const DecisionRecord& r, int machineCount, const QStr
             const size_t idx = size_t(i) * size_t(d.cols) + size_t(it->second);
             d.values[idx] = p.affinity[k];
             if (anyVar && k < p.affinityVar.size())
-                d.uncertainty[idx] = p.affinityVar[k];
+                d.uncertainty[idx] = std::sqrt(std::max(0.f, p.affinityVar[k])); // variance -> std
         }
         d.rowLabels << jobLabel(trace, p.job);
         d.rowJobs.push_back(p.job);
@@ -252,6 +246,13 @@ void HeatmapView::setTitle(const QString& title)
     update();
 }
 
+void HeatmapView::setLegendVisible(bool visible)
+{
+    m_legend = visible;
+    relayout();
+    update();
+}
+
 void HeatmapView::setColorBarVisible(bool visible)
 {
     m_colorBar = visible;
@@ -293,11 +294,6 @@ void HeatmapView::rebuildImage()
     m_image = QImage(m_cols, m_rows, QImage::Format_RGB32);
     const bool dark = isDarkPalette(palette());
     const QRgb nanRgb = dark ? qRgb(85, 85, 85) : qRgb(200, 200, 200);
-    const QRgb bg = palette().color(QPalette::Base).rgb();
-    float umax = 0;
-    for (float u : m_unc)
-        if (std::isfinite(u))
-            umax = std::max(umax, std::fabs(u));
     const double span = double(m_max) - double(m_min);
     const double inv = span > 0 ? 1.0 / span : 0.0;
     for (int r = 0; r < m_rows; ++r) {
@@ -310,14 +306,8 @@ void HeatmapView::rebuildImage()
                 m_hasNaN = true;
                 continue;
             }
-            QRgb col = scoreRgb(span > 0 ? (double(v) - m_min) * inv : 1.0);
-            // Uncertain cells fade toward the background: what the model is unsure of reads as faint.
-            if (umax > 0) {
-                const float u = m_unc[off + size_t(c)];
-                if (std::isfinite(u))
-                    col = blend(col, bg, 0.7 * std::fabs(u) / umax);
-            }
-            line[c] = col;
+            // The colour is the colour bar's for the value, whatever its uncertainty (drawn as whiskers).
+            line[c] = scoreRgb(span > 0 ? std::clamp((double(v) - m_min) * inv, 0.0, 1.0) : 1.0);
         }
     }
 }
@@ -332,7 +322,7 @@ void HeatmapView::relayout()
 {
     m_layoutSize = size();
     const QFontMetrics fm = fontMetrics();
-    const int titleH = m_title.isEmpty() ? 0 : fm.height() + 2;
+    const int titleH = (m_title.isEmpty() ? 0 : fm.height() + 2) + (m_unc.empty() || !m_legend ? 0 : fm.height() + 2);
     int labelW = 0;
     for (int i = 0; i < m_rowLabels.size() && i < 2000; ++i)
         labelW = std::max(labelW, fm.horizontalAdvance(m_rowLabels[i]));
@@ -363,6 +353,26 @@ std::pair<int, int> HeatmapView::cellAt(const QPointF& p) const
     const int c = std::clamp(int((p.x() - m_plot.left()) / m_plot.width() * m_cols), 0, m_cols - 1);
     const int r = std::clamp(int((p.y() - m_plot.top()) / m_plot.height() * m_rows), 0, m_rows - 1);
     return {r, c};
+}
+
+bool HeatmapView::whiskersVisible() const
+{
+    ensureLayout();
+    if (m_unc.empty() || m_rows == 0 || m_cols == 0)
+        return false;
+    return m_plot.width() / m_cols >= 5 && m_plot.height() / m_rows >= 8 && size_t(m_rows) * size_t(m_cols) <= 20000;
+}
+
+QString HeatmapView::uncertaintyLegend() const
+{
+    if (m_unc.empty())
+        return {};
+    const double span = double(m_max) - double(m_min);
+    if (!(span > 0))
+        return tr("± std in each cell's tooltip (one value: the colour bar has no span to measure it by)");
+    if (!whiskersVisible())
+        return tr("± std in each cell's tooltip (cells too small for whiskers)");
+    return tr("whisker = ± std; a cell's height = the colour bar's span (%1)").arg(span, 0, 'g', 3);
 }
 
 QSize HeatmapView::sizeHint() const
@@ -420,6 +430,34 @@ void HeatmapView::paintEvent(QPaintEvent*)
                 p.setPen(qGray(bgc) > 140 ? Qt::black : Qt::white);
                 p.drawText(cellRect(r, c), Qt::AlignCenter, QString::number(double(v), 'g', 3));
             }
+    }
+    if (!m_unc.empty()) {
+        // Uncertainty on an absolute scale, apart from the colour: a whisker of ± std, the cell's height
+        // standing for the colour bar's whole span.
+        const bool drawn = whiskersVisible();
+        const int y = kMargin + (m_title.isEmpty() ? 0 : fm.height() + 2);
+        p.setPen(pal.color(QPalette::WindowText));
+        if (m_legend)
+            p.drawText(QRect(kMargin, y, width() - 2 * kMargin, fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
+                       fm.elidedText(uncertaintyLegend(), Qt::ElideRight, width() - 2 * kMargin));
+        const double span = double(m_max) - double(m_min);
+        if (drawn && span > 0) {
+            for (int r = 0; r < m_rows; ++r)
+                for (int c = 0; c < m_cols; ++c) {
+                    const size_t i = size_t(r) * size_t(m_cols) + size_t(c);
+                    const float u = m_unc[i];
+                    if (!std::isfinite(u) || !std::isfinite(m_values[i]) || u <= 0)
+                        continue;
+                    const QRectF cr = cellRect(r, c);
+                    const double half = std::min(0.5, double(u) / span) * cr.height(); // capped at the cell
+                    const double x = cr.center().x(), yc = cr.center().y();
+                    p.setPen(QPen(qGray(m_image.pixel(c, r)) > 140 ? Qt::black : Qt::white, 1));
+                    p.drawLine(QPointF(x, yc - half), QPointF(x, yc + half));
+                    const double cap = std::min(3.0, cr.width() / 4);
+                    p.drawLine(QPointF(x - cap, yc - half), QPointF(x + cap, yc - half));
+                    p.drawLine(QPointF(x - cap, yc + half), QPointF(x + cap, yc + half));
+                }
+        }
     }
     // Labels: every k-th so that they never overlap.
     p.setPen(pal.color(QPalette::WindowText));
@@ -530,6 +568,7 @@ DecisionStripView::DecisionStripView(QWidget* parent)
     for (int i = 0; i < 4; ++i) {
         auto* h = new HeatmapView(this);
         h->setColorBarVisible(i == 3);
+        h->setLegendVisible(false); // small multiples: the whiskers read as in the big views, whose legend says how
         lay->addWidget(h, 1);
         connect(h, &HeatmapView::jobSelected, this, [this](int j) {
             setSelectedJob(j);

@@ -1,6 +1,7 @@
 #pragma once
 // A matrix heatmap (rows x cols) drawn from a cached one-pixel-per-cell QImage, with labels, a colour scale,
-// NaN as hatched grey and optional per-cell uncertainty (cells fade as uncertainty grows).
+// NaN as hatched grey and optional per-cell uncertainty, drawn apart from the colour as ± std whiskers on an
+// absolute scale (a cell's height = the colour bar's span), with its legend in the view.
 #include <QImage>
 #include <QStringList>
 #include <QWidget>
@@ -16,7 +17,7 @@ namespace ss {
 struct HeatmapData {
     int rows = 0, cols = 0;
     std::vector<float> values;      ///< row-major, rows*cols; NaN = no value
-    std::vector<float> uncertainty; ///< empty or rows*cols (std or variance; only relative size matters)
+    std::vector<float> uncertainty; ///< empty or rows*cols: a standard deviation, in the values' unit
     QStringList rowLabels, colLabels;
     std::vector<int> rowJobs, colJobs;
     QString title;
@@ -26,7 +27,7 @@ struct HeatmapData {
 /// else "j<index>".
 /// Priority of the queued jobs of one decision: 1 row x queue (highest priority first); uncertainty = priorityStd.
 HeatmapData priorityMatrix(const ss::DecisionRecord& record, const ss::Trace* trace = nullptr);
-/// Affinity of one decision: placed jobs x machines (dense or top-K), uncertainty = affinityVar.
+/// Affinity of one decision: placed jobs x machines (dense or top-K), uncertainty = sqrt(affinityVar).
 /// machineNames may be empty (labels become "m<index>").
 HeatmapData affinityMatrix(const ss::DecisionRecord& record, int machineCount, const QStringList& machineNames = {},
                            const ss::Trace* trace = nullptr);
@@ -55,6 +56,8 @@ public:
     void setTitle(const QString& title);
     /// Hide the colour bar (small multiples in DecisionStripView share one scale).
     void setColorBarVisible(bool visible);
+    /// Hide the uncertainty legend line (small multiples; the whiskers stay).
+    void setLegendVisible(bool visible);
 
     int rows() const { return m_rows; }
     int cols() const { return m_cols; }
@@ -68,8 +71,12 @@ public:
     QRectF cellRect(int r, int c) const;
     /// Cell at a point, {-1,-1} outside.
     std::pair<int, int> cellAt(const QPointF& p) const;
-    /// The colour a value is drawn with (no uncertainty fading). Scale: min -> scoreRgb(0), max -> scoreRgb(1).
+    /// The colour a value is drawn with, whatever its uncertainty. Scale: min -> scoreRgb(0), max -> scoreRgb(1).
     QRgb colorFor(float v) const;
+    /// The uncertainty legend shown under the title ("" without uncertainty).
+    QString uncertaintyLegend() const;
+    /// Whether cells are big enough for the ± std whiskers (else the legend points to the tooltips).
+    bool whiskersVisible() const;
     const QImage& cachedImage() const { return m_image; }
     int selectedJob() const { return m_selectedJob; }
 
@@ -97,6 +104,7 @@ private:
     QString m_title;
     bool m_autoRange = true;
     bool m_colorBar = true;
+    bool m_legend = true;
     float m_min = 0, m_max = 1;
     int m_selectedJob = -1;
     QImage m_image;       // one pixel per cell

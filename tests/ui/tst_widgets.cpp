@@ -198,19 +198,54 @@ private Q_SLOTS:
         QCOMPARE(img2.pixel(at(2, 2)), scoreRgb(1.0));
     }
 
-    void heatmapUncertaintyFades()
+    void heatmapUncertaintyIsAbsoluteAndApartFromColour()
     {
+        // Issue 22 point 7: a tiny std must not wash a cell out, and a cell's colour is always the colour bar's.
         HeatmapView v;
-        v.resize(300, 200);
-        v.setMatrix(1, 2, {5, 5});
+        v.resize(130, 200); // cells too narrow for the value text, wide enough for whiskers
+        v.setMatrix(1, 3, {5, 5, 5});
         v.setColorRange(0, 10);
         const QRgb plain = v.cachedImage().pixel(0, 0);
-        v.setUncertainty({0.f, 2.f});
-        QCOMPARE(v.cachedImage().pixel(0, 0), plain); // no uncertainty: unchanged
-        const QRgb faded = v.cachedImage().pixel(1, 0);
-        const QRgb bg = v.palette().color(QPalette::Base).rgb();
-        auto dist = [](QRgb a, QRgb b) { return std::abs(qRed(a) - qRed(b)) + std::abs(qGreen(a) - qGreen(b)) + std::abs(qBlue(a) - qBlue(b)); };
-        QVERIFY(dist(faded, bg) < dist(plain, bg));
+        QVERIFY(v.uncertaintyLegend().isEmpty());
+        v.setUncertainty({0.f, 0.019f, 4.f});
+        for (int c = 0; c < 3; ++c)
+            QCOMPARE(v.cachedImage().pixel(c, 0), plain); // the colour is the value's, uncertain or not
+        QCOMPARE(plain, v.colorFor(5));
+        QVERIFY(v.whiskersVisible());
+        QVERIFY2(v.uncertaintyLegend().contains(QStringLiteral("span (10)")), qPrintable(v.uncertaintyLegend()));
+        // The whisker of ± 4 on a span of 10 covers 0.8 of the cell's height; ± 0.019 is a dot; 0 draws nothing.
+        const QImage img = v.grab().toImage();
+        auto inked = [&](int c) {
+            const QRectF cell = v.cellRect(0, c);
+            int n = 0;
+            for (int y = int(cell.top()) + 1; y < int(cell.bottom()) - 1; ++y)
+                n += img.pixel(int(cell.center().x()), y) != plain;
+            return double(n) / cell.height();
+        };
+        QCOMPARE(inked(0), 0.0);
+        QVERIFY2(inked(1) < 0.05, qPrintable(QString::number(inked(1))));
+        QVERIFY2(inked(2) > 0.7 && inked(2) < 0.9, qPrintable(QString::number(inked(2))));
+        // Cells too small for whiskers: the legend says where the std is.
+        HeatmapView big;
+        big.resize(300, 200);
+        big.setMatrix(100, 200, std::vector<float>(20000, 1.f));
+        big.setUncertainty(std::vector<float>(20000, 0.5f));
+        QVERIFY(!big.whiskersVisible());
+        QVERIFY(big.uncertaintyLegend().contains(QStringLiteral("tooltip")));
+    }
+
+    void affinityUncertaintyIsAStandardDeviation()
+    {
+        ss::DecisionRecord r;
+        ss::PlacementRecord p;
+        p.job = 3;
+        p.affinity = {1.f, 2.f};
+        p.affinityVar = {0.25f, 4.f};
+        r.placements.push_back(p);
+        const HeatmapData d = affinityMatrix(r, 2);
+        QCOMPARE(d.uncertainty.size(), size_t(2));
+        QCOMPARE(d.uncertainty[0], 0.5f);
+        QCOMPARE(d.uncertainty[1], 2.f);
     }
 
     void heatmapClickSelectsRowJob()
@@ -269,7 +304,7 @@ private Q_SLOTS:
         QVERIFY(std::isnan(sp.values[1]));
         QCOMPARE(sp.values[2], 0.5f);
         QCOMPARE(sp.values[4], 1.f);
-        QCOMPARE(sp.uncertainty[4], 0.2f);
+        QCOMPARE(sp.uncertainty[4], std::sqrt(0.2f)); // a variance, shown as a std
         // History: jobs x decisions, NaN where a job was not queued.
         DecisionLog log;
         for (int k = 0; k < 3; ++k) {
