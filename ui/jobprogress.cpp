@@ -1,6 +1,7 @@
 #include "jobprogress.h"
 
 #include <QHBoxLayout>
+#include <QLabel>
 #include <QProgressBar>
 #include <QToolButton>
 
@@ -21,11 +22,16 @@ JobProgress::JobProgress(RunController* runs, QWidget* parent) : QWidget(parent)
     stop->setText(tr("Stop"));
     stop->setToolTip(tr("Stop the running job (Esc)"));
     stop->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    m_live = new QLabel(this);
+    m_live->setObjectName(QStringLiteral("runLiveStatus"));
+    l->addWidget(m_live);
     l->addWidget(m_bar);
     l->addWidget(stop);
     setVisible(false);
     connect(stop, &QToolButton::clicked, runs, &RunController::cancel);
+    connect(runs, &RunController::liveStatus, m_live, &QLabel::setText);
     connect(runs, &RunController::jobStarted, this, [this] {
+        m_live->clear();
         m_bar->setValue(0);
         setVisible(true);
     });

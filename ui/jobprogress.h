@@ -1,8 +1,9 @@
 #pragma once
-// The status bar's progress bar and Stop button: shown while the RunController loads or runs, hidden
-// when it is done; Stop cancels both.
+// The status bar's progress bar, the run's live line and the Stop button: shown while the RunController
+// loads or runs, hidden when it is done; Stop cancels both.
 #include <QWidget>
 
+class QLabel;
 class QProgressBar;
 
 namespace ss::ui {
@@ -16,6 +17,7 @@ public:
 
 private:
     QProgressBar* m_bar;
+    QLabel* m_live; ///< inside a run: policy, simulated time, jobs done and arrived
 };
 
 } // namespace ss::ui

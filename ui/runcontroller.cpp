@@ -4,6 +4,7 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
+#include <QLocale>
 #include <QPointer>
 #include <QThread>
 
@@ -16,6 +17,7 @@
 #include "run/executor.h"
 #include "models.h"
 #include "rundatabase.h"
+#include "viewhelpers.h"
 
 namespace ss::ui {
 
@@ -213,6 +215,26 @@ void RunController::startRuns(const RunRequest& req, std::function<void(QVector<
                         ExecOptions ex;
                         ex.progress = [&](size_t doneRuns, size_t all, double f) {
                             return progress((double(doneRuns) + f) / double(std::max<size_t>(1, all)));
+                        };
+                        // What the run in progress has reached, at most every 100 ms (the bar alone sat at 0 %
+                        // while an overloaded cluster worked through its first jobs).
+                        QElapsedTimer sinceLive;
+                        sinceLive.start();
+                        qint64 lastLive = -1000;
+                        ex.live = [&, total](const LiveRun& l) {
+                            if (sinceLive.elapsed() - lastLive < 100 || !self)
+                                return;
+                            lastLive = sinceLive.elapsed();
+                            const QLocale loc;
+                            const QString text =
+                                tr("%1 seed %2 (run %3 of %4) · simulated %5 · %6 / %7 jobs done · %8 arrived")
+                                    .arg(QString::fromStdString(l.policy)).arg(l.seed).arg(l.index + 1).arg(total)
+                                    .arg(formatDuration(l.simTime), loc.toString(l.ended), loc.toString(l.jobs),
+                                         loc.toString(l.arrived));
+                            QMetaObject::invokeMethod(self.data(), [self, gen, text] {
+                                if (self && self->m_runJob->generation() == gen && self->m_runJob->isRunning())
+                                    Q_EMIT self->liveStatus(text);
+                            }, Qt::QueuedConnection);
                         };
                         ex.onError = [](size_t, const std::string& e) { throw std::runtime_error(e); };
                         ex.onResult = [&](size_t i, RunOutput& o) {

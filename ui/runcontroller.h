@@ -101,6 +101,8 @@ Q_SIGNALS:
     void traceLoaded(std::shared_ptr<const ss::Trace> trace, const QString& message);
     void jobStarted(const QString& title); ///< loading or running began (status bar: progress + Stop)
     void progress(double fraction);
+    /// Inside a run: "gavel-las seed 1 (run 1 of 2) · simulated 3.2 d · 1,204 / 82,247 jobs done · 40,118 arrived".
+    void liveStatus(const QString& text);
     void jobEnded(); ///< loading or running ended (finished, stopped or failed)
     void runStarted(const QString& title);
     void runFinished(const ss::ui::RunPtr& run);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -16,12 +17,39 @@ struct Result {
     bool cancelled = false;
 };
 
-Result runOne(const ExperimentPlan& plan, const PlannedRun& r, const std::function<bool(double)>& progress)
+/// Counts arrivals and ends as the engine reports them (LiveRun).
+class LiveCounter : public SimObserver {
+public:
+    explicit LiveCounter(LiveRun& live) : m_live(live) {}
+    void onJobArrived(double t, int) override
+    {
+        ++m_live.arrived;
+        m_live.simTime = t;
+    }
+    void onJobRejected(double t, int, std::string_view) override
+    {
+        ++m_live.ended;
+        m_live.simTime = t;
+    }
+    void onJobStopped(double t, int, const JobRuntime&, bool finished) override
+    {
+        m_live.ended += finished ? 1 : 0;
+        m_live.simTime = t;
+    }
+private:
+    LiveRun& m_live;
+};
+
+Result runOne(const ExperimentPlan& plan, const PlannedRun& r, const std::function<bool(double)>& progress,
+              SimObserver* extra = nullptr)
 {
     Result res;
     try {
         const RunInputs& in = plan.inputs[r.inputs];
-        res.out = runSimulation(*in.cluster, *in.trace, r.spec, progress, in.table.get());
+        std::vector<SimObserver*> extras;
+        if (extra)
+            extras.push_back(extra);
+        res.out = runSimulation(*in.cluster, *in.trace, r.spec, progress, in.table.get(), extras);
         res.out.spec.traceSource = r.spec.traceSource;
         res.out.spec.clusterSource = r.spec.clusterSource;
         res.cancelled = res.out.cancelled;
@@ -70,12 +98,26 @@ ExecReport executePlan(const ExperimentPlan& plan, const ExecOptions& opts)
                 break;
             }
             bool stop = false;
+            LiveRun live;
+            std::unique_ptr<LiveCounter> counter;
+            if (opts.live && opts.progress) {
+                const PlannedRun& pr = plan.runs[idx];
+                live.index = idx;
+                live.policy = pr.spec.policy;
+                live.seed = pr.spec.config.seed;
+                live.jobs = int(plan.inputs[pr.inputs].trace->jobs.size());
+                counter = std::make_unique<LiveCounter>(live);
+            }
             auto progress = [&](double f) {
+                if (counter) {
+                    opts.live(live);
+                    f = live.fraction();
+                }
                 if (cancelled() || (opts.progress && !opts.progress(done, rep.planned, f)))
                     stop = true;
                 return !stop;
             };
-            Result res = runOne(plan, plan.runs[idx], progress);
+            Result res = runOne(plan, plan.runs[idx], progress, counter.get());
             if (res.cancelled || stop) {
                 rep.cancelled = true;
                 break;

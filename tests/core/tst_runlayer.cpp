@@ -154,6 +154,41 @@ private Q_SLOTS:
         }
     }
 
+    void executorReportsTheLiveRun()
+    {
+        // The studio's progress line: which run, how far in simulated time, jobs arrived and ended; the
+        // fraction handed to progress moves with arrivals and ends and never goes back.
+        const ExperimentPlan plan = smallPlan({"fifo+firstfit", "sjf+bestfit"}, {1});
+        std::vector<LiveRun> seen;
+        std::vector<double> fractions;
+        std::vector<Summary> summaries;
+        ExecOptions ex;
+        ex.progress = [&](size_t, size_t, double f) {
+            fractions.push_back(f);
+            return true;
+        };
+        ex.live = [&](const LiveRun& l) { seen.push_back(l); };
+        ex.onResult = [&](size_t, RunOutput& o) { summaries.push_back(o.summary); };
+        QCOMPARE(executePlan(plan, ex).ran, size_t(2));
+        QVERIFY(seen.size() >= 2);
+        for (size_t run = 0; run < 2; ++run) {
+            const LiveRun* last = nullptr;
+            for (const LiveRun& l : seen)
+                if (l.index == run)
+                    last = &l;
+            QVERIFY(last);
+            QCOMPARE(last->policy, plan.runs[run].spec.policy);
+            QCOMPARE(last->seed, uint64_t(1));
+            QCOMPARE(last->jobs, 200);
+            QCOMPARE(last->arrived, 200);
+            QCOMPARE(last->ended, summaries[run].finished + summaries[run].rejected);
+            QVERIFY(last->simTime > 0);
+            QCOMPARE(last->fraction(), 1.0);
+        }
+        for (size_t i = 1; i < fractions.size(); ++i)
+            QVERIFY(fractions[i] >= fractions[i - 1] || fractions[i] == 0); // 0: the next run starts
+    }
+
     void executorResumesAndCancels()
     {
         const ExperimentPlan plan = smallPlan({"fifo+firstfit", "sjf+bestfit"}, {1, 2});

@@ -1,6 +1,7 @@
 // RunController on its own, without a window: runs arrive one by one (runFinished while the batch still
 // runs, then allFinished once), the Run command refuses what a run lacks, the what-if reruns the first
 // policy on a changed setup, and scaleLoad compresses arrivals.
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -37,6 +38,7 @@ private Q_SLOTS:
     void runCommandRefusesWhatIsMissing();
     void whatIfRerunsTheChange();
     void scaleLoadCompressesArrivals();
+    void liveStatusSaysWhereTheRunIs();
 };
 
 void TestRunController::runsArriveOneByOne()
@@ -132,6 +134,22 @@ void TestRunController::scaleLoadCompressesArrivals()
     for (int i = 0; i < 4; ++i)
         QCOMPARE(s->jobs[size_t(i)].submit, 100 + 30.0 * i);
     QCOMPARE(t.jobs[3].submit, 280.0); // the original is untouched
+}
+
+void TestRunController::liveStatusSaysWhereTheRunIs()
+{
+    RunController rc;
+    QSignalSpy live(&rc, &RunController::liveStatus);
+    RunRequest req = smallRequest(3000);
+    req.policies = {QStringLiteral("fifo+firstfit")};
+    req.seeds = {1};
+    rc.startRuns(req, {});
+    QVERIFY(rc.waitForIdle(60000));
+    QVERIFY(live.count() >= 1);
+    const QString text = live.first().at(0).toString();
+    QVERIFY2(text.startsWith(QStringLiteral("fifo+firstfit seed 1 (run 1 of 1) · simulated ")), qPrintable(text));
+    QVERIFY2(QRegularExpression(QStringLiteral(" / 3.?000 jobs done · \\d[\\d,. ]* arrived$")).match(text).hasMatch(),
+             qPrintable(text));
 }
 
 QTEST_MAIN(TestRunController)
