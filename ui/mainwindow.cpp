@@ -409,6 +409,9 @@ void MainWindow::wireViews()
     connect(m_clusterDoc, &ClusterDocument::validationChanged, this, &MainWindow::onClusterChanged);
     connect(m_scenarioPanel, &ScenarioPanel::traceChosen, this, &MainWindow::loadTrace);
     connect(m_scenarioPanel, &ScenarioPanel::edited, this, &MainWindow::updateWindowTitle);
+    connect(m_scenarioPanel, &ScenarioPanel::edited, this,
+            [this] { m_whatIfPanel->setScenarioPolicies(currentScenario().policies); });
+    m_whatIfPanel->setScenarioPolicies(currentScenario().policies);
     connect(m_clusterDoc->undoStack(), &QUndoStack::cleanChanged, this, [this] {
         m_scenarioPanel->refreshClusterLabel();
         updateWindowTitle();

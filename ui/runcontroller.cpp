@@ -9,6 +9,7 @@
 #include <QThread>
 
 #include <cmath>
+#include <filesystem>
 
 #include "backgroundjob.h"
 #include "io/traceio.h"
@@ -169,6 +170,23 @@ bool RunController::waitForIdle(int ms)
     return !isBusy();
 }
 
+QString untrainedNote(const RunOutput& o, const RunSpec& spec)
+{
+    const double ck = o.summary.policyStat("checkpoint");
+    if (!(ck == 0) || spec.options.param("das.untrained", "0") == "1")
+        return {};
+    const QString name = QStringLiteral("%1 seed %2").arg(QString::fromStdString(spec.policy)).arg(spec.config.seed);
+    if (o.summary.policyStat("checkpoint_refused") == 1)
+        return RunController::tr("%1 ran UNTRAINED: the shipped checkpoint %2 was trained for another cluster than "
+                                 "this run's '%3' (edited or different). Train one for it, or pass "
+                                 "das.allow_other_cluster=1 to use the shipped one anyway.")
+            .arg(name, QString::fromStdString(std::filesystem::path(spec.checkpointFile).filename().string()),
+                 QString::fromStdString(o.clusterName));
+    return RunController::tr("%1 ran UNTRAINED: no trained checkpoint is shipped for cluster '%2' "
+                             "(train one with `schedstudio-cli train`).")
+        .arg(name, QString::fromStdString(o.clusterName));
+}
+
 void RunController::startRuns(const RunRequest& req, std::function<void(QVector<RunPtr>)> done)
 {
     RunSpec base;
@@ -244,6 +262,17 @@ void RunController::startRuns(const RunRequest& req, std::function<void(QVector<
                             e->name = (req.namePrefix.isEmpty() ? QString() : req.namePrefix + QStringLiteral(": ")) +
                                       QString::fromStdString(pr.spec.policy) +
                                       QStringLiteral(" seed %1").arg(pr.spec.config.seed);
+                            // A learned policy that ran without its trained checkpoint is marked and said,
+                            // never silent (the reason is in the run's policy stats, kept by the store).
+                            const QString fallback = untrainedNote(o, pr.spec);
+                            if (!fallback.isEmpty()) {
+                                e->name += tr(" (untrained)");
+                                if (self)
+                                    QMetaObject::invokeMethod(self.data(), [self, fallback] {
+                                        if (self)
+                                            Q_EMIT self->error(fallback);
+                                    }, Qt::QueuedConnection);
+                            }
                             e->scenario = req.scenarioName;
                             e->clusterLabel = req.clusterLabel;
                             e->trace = req.trace;

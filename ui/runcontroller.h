@@ -43,6 +43,10 @@ struct WhatIfChange {
     QString policy;                   ///< empty: same policy
 };
 
+/// "" when `o` ran as asked; else why a learned policy ran untrained (its shipped checkpoint was refused for
+/// another cluster, or none is shipped), for the error banner and the run's "(untrained)" mark.
+QString untrainedNote(const RunOutput& o, const RunSpec& spec);
+
 /// The trace with every submit time compressed towards the first by `factor` (2 = jobs arrive twice as
 /// fast); the name records the factor.
 std::shared_ptr<Trace> scaleLoad(const Trace& trace, double factor);

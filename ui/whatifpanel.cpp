@@ -21,6 +21,10 @@ WhatIfPanel::WhatIfPanel(QWidget* parent) : QWidget(parent)
                                 "and compare the original with the change."), w);
     intro->setWordWrap(true);
     v->addWidget(intro);
+    m_base = new QLabel(w);
+    m_base->setObjectName(QStringLiteral("whatIfBasePolicy"));
+    m_base->setWordWrap(true);
+    v->addWidget(m_base);
     auto* form = new QFormLayout;
     m_cluster = new QComboBox(w);
     m_cluster->addItem(tr("(same cluster)"));
@@ -51,6 +55,18 @@ WhatIfPanel::WhatIfPanel(QWidget* parent) : QWidget(parent)
         Q_EMIT whatIfRequested(m_cluster->currentIndex() == 0 ? QString() : m_cluster->currentText(), m_load->value(),
                                m_policy->currentIndex() == 0 ? QString() : m_policy->currentText());
     });
+}
+
+void WhatIfPanel::setScenarioPolicies(const QStringList& policies)
+{
+    if (policies.isEmpty())
+        m_base->setText(tr("Tick a policy in the Scenario panel: the what-if reruns it."));
+    else if (policies.size() == 1)
+        m_base->setText(tr("Reruns <b>%1</b>, the scenario's policy.").arg(policies.first()));
+    else
+        m_base->setText(tr("Reruns <b>%1</b>, the first ticked policy; the %n other ticked one(s) are not rerun "
+                           "(%2).", nullptr, int(policies.size() - 1))
+                            .arg(policies.first(), policies.mid(1).join(QStringLiteral(", "))));
 }
 
 void WhatIfPanel::showRunning(const QString& desc)

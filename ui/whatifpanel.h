@@ -17,6 +17,8 @@ public:
 public Q_SLOTS:
     void showRunning(const QString& description);
     void showResult(const QString& description, double meanJctBefore, double meanJctAfter);
+    /// The scenario's ticked policies: the what-if reruns the first, and says so.
+    void setScenarioPolicies(const QStringList& policies);
 
 Q_SIGNALS:
     /// Empty cluster preset / policy: unchanged.
@@ -27,6 +29,7 @@ private:
     QDoubleSpinBox* m_load = nullptr;
     QComboBox* m_policy = nullptr;
     QLabel* m_result = nullptr;
+    QLabel* m_base = nullptr; ///< which policy the what-if reruns
 };
 
 } // namespace ss::ui

@@ -617,6 +617,7 @@ public:
     void reset(const SimSetup& setup) override
     {
         torch::set_num_threads(1);
+        m_refused = false;
         std::string path = m_opts.checkpoint;
         const bool explicitPath = !path.empty();
         const bool untrained = m_opts.param("das.untrained", "0") == "1";
@@ -639,6 +640,7 @@ public:
                 std::fprintf(stderr, "warning: shipped %s checkpoint %s does not match cluster '%s'; using an "
                              "untrained policy\n", m_variant.c_str(), path.c_str(), setup.cluster.name.c_str());
                 agent.reset();
+                m_refused = true;
             } else {
                 announceCheckpoint(path, meta);
             }
@@ -647,6 +649,7 @@ public:
                          "untrained policy (train one with `schedstudio-cli train`)\n", m_variant.c_str(),
                          setup.cluster.name.c_str());
         }
+        m_trained = agent != nullptr;
         if (!agent) {
             AgentConfig c;
             c.variant = m_variant;
@@ -661,10 +664,24 @@ public:
         m_inner->reset(setup);
     }
     void schedule(SchedContext& ctx) override { m_inner->schedule(ctx); }
+    /// Whether a trained checkpoint ran (checkpoint = 1) or the untrained policy did (0), and whether a
+    /// shipped checkpoint was refused for being trained on another cluster (checkpoint_refused = 1): the
+    /// studio marks such runs and says why, and the store keeps it with the run.
+    std::vector<std::pair<std::string, double>> runStats() const override
+    {
+        std::vector<std::pair<std::string, double>> s{{"checkpoint", m_trained ? 1.0 : 0.0}};
+        if (m_refused)
+            s.push_back({"checkpoint_refused", 1.0});
+        if (m_inner)
+            for (auto& kv : m_inner->runStats())
+                s.push_back(std::move(kv));
+        return s;
+    }
 
 private:
     std::string m_variant;
     PolicyOptions m_opts;
+    bool m_trained = false, m_refused = false;
     std::unique_ptr<Scheduler> m_inner;
 };
 

@@ -44,6 +44,7 @@ private Q_SLOTS:
     void heatmapsNameJobsByTraceId();
     void scenarioParamsReachTheRuns();
     void stepToNextRound();
+    void untrainedFallbackIsShownNotSilent();
 
 private:
     QTemporaryDir m_dir;
@@ -435,6 +436,48 @@ void TestStudioState::stepToNextRound()
         prev->click();
         QCOMPARE(w.currentDecision(), visited[size_t(i)]);
     }
+}
+
+void TestStudioState::untrainedFallbackIsShownNotSilent()
+{
+    // Issue 22 point 3: DAS on a cluster its shipped checkpoint was not trained for runs untrained: the run is
+    // marked, the banner says why, the run's stats record it; the what-if says which policy it reruns.
+    QJsonObject o = readJson(kSample);
+    o[QStringLiteral("trace")] = QJsonObject{{QStringLiteral("path"), kSampleTrace}};
+    o[QStringLiteral("policies")] = QJsonArray{QStringLiteral("das")};
+    const QString path = m_dir.filePath(QStringLiteral("das-only.scenario.json"));
+    {
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QJsonDocument(o).toJson());
+    }
+    MainWindow w;
+    QVERIFY(w.openScenario(path));
+    QVERIFY(w.waitForIdle(20000));
+    QVERIFY(w.runScenario());
+    QVERIFY(w.waitForIdle(60000));
+    QCOMPARE(w.currentRun()->out->summary.policyStat("checkpoint"), 1.0); // the shipped one ran
+    QVERIFY2(!w.currentRun()->name.contains(QLatin1String("untrained")), qPrintable(w.currentRun()->name));
+    QVERIFY2(!w.bannerText().contains(QLatin1String("UNTRAINED")), qPrintable(w.bannerText()));
+
+    w.clusterDocument()->addMachines(4, 0, 4, 0); // same name, another cluster
+    QVERIFY(w.runScenario());
+    QVERIFY(w.waitForIdle(60000));
+    const auto& s = w.currentRun()->out->summary;
+    QCOMPARE(s.policyStat("checkpoint"), 0.0);
+    QCOMPARE(s.policyStat("checkpoint_refused"), 1.0);
+    QVERIFY2(w.currentRun()->name.endsWith(QLatin1String("(untrained)")), qPrintable(w.currentRun()->name));
+    QVERIFY2(w.bannerText().contains(QLatin1String("das seed 1 ran UNTRAINED")), qPrintable(w.bannerText()));
+    QVERIFY2(w.bannerText().contains(QLatin1String("das.allow_other_cluster=1")), qPrintable(w.bannerText()));
+
+    // The what-if names the policy it reruns and the ticked ones it leaves out.
+    auto* base = w.findChild<QLabel*>(QStringLiteral("whatIfBasePolicy"));
+    QVERIFY(base);
+    QVERIFY2(base->text().contains(QLatin1String("<b>das</b>")), qPrintable(base->text()));
+    QVERIFY(w.openScenario(kSample)); // das + fifo+firstfit
+    QVERIFY(w.waitForIdle(20000));
+    QVERIFY2(base->text().contains(QLatin1String("fifo+firstfit")) && base->text().contains(QLatin1String("not rerun")),
+             qPrintable(base->text()));
 }
 
 QTEST_MAIN(TestStudioState)
