@@ -20,8 +20,8 @@ ComparePanel::ComparePanel(ExportMenus* exports, QWidget* parent) : QWidget(pare
 {
     auto* w = this;
     auto* v = new QVBoxLayout(w);
-    auto* hint = new QLabel(tr("Runs ticked in Run history are compared (grouped by policy and cluster; "
-                               "± is the standard deviation over seeds)."), w);
+    auto* hint = new QLabel(tr("Runs ticked in Run history are compared (grouped by everything but the seed; "
+                               "labels name what differs; ± is the standard deviation over distinct seeds)."), w);
     hint->setWordWrap(true);
     v->addWidget(hint);
     m_model = new CompareModel(this);
@@ -37,7 +37,7 @@ ComparePanel::ComparePanel(ExportMenus* exports, QWidget* parent) : QWidget(pare
     auto* bars = new QWidget(tabs);
     auto* bv = new QVBoxLayout(bars);
     m_barMetric = new QComboBox(bars);
-    for (int c = CompareModel::MeanJct; c < CompareModel::ColumnCount; ++c)
+    for (int c = CompareModel::kFirstMetric; c <= CompareModel::kLastMetric; ++c)
         m_barMetric->addItem(CompareModel::metricName(c), c);
     m_barPlot = makePlot(bars);
     exports->installPlotExport(m_barPlot, m_barPlot);

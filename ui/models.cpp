@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <sstream>
 
 #include "clusterdocument.h"
 #include "run/aggregate.h"
@@ -333,32 +334,105 @@ Qt::ItemFlags RunHistoryModel::flags(const QModelIndex& index) const
 QString CompareModel::metricName(int c)
 {
     static const char* names[] = {"Run group", "Seeds", "Mean JCT (min)", "p95 JCT (min)", "Fee ($)",
-                                  "Makespan (h)", "Utilization (%)", "Deadline miss (%)"};
+                                  "Makespan (h)", "Utilization (%)", "Deadline miss (%)", "Policy", "Cluster",
+                                  "Trace", "Perf model", "Params"};
     return c >= 0 && c < ColumnCount ? tr(names[c]) : QString();
 }
+
+namespace {
+
+/// The run's identity without its seed: runs that differ only by seed are one group.
+std::string groupKey(const RunSpec& spec)
+{
+    std::istringstream in(spec.canonical());
+    std::string line, key;
+    while (std::getline(in, line))
+        if (line.rfind("seed=", 0) != 0)
+            key += line + '\n';
+    return key;
+}
+
+QString paramsText(const RunSpec& spec)
+{
+    QStringList p;
+    for (const auto& [k, v] : spec.options.params)
+        p << QString::fromStdString(k + "=" + v);
+    if (!spec.options.backfill)
+        p << QStringLiteral("no backfill");
+    return p.join(QStringLiteral(", "));
+}
+
+} // namespace
 
 void CompareModel::setRuns(const QVector<RunPtr>& runs)
 {
     beginResetModel();
     m_groups.clear();
-    std::map<QString, int> at;
+    std::map<std::string, int> at;
+    std::vector<std::map<uint64_t, int>> seedAt; // per group: seed -> position in runs
     for (const RunPtr& r : runs) {
-        const QString key = r->policy() + QStringLiteral(" · ") + r->clusterLabel + QStringLiteral(" · ") +
-                            QString::fromStdString(r->out->traceName) + QStringLiteral(" · ") +
-                            QString::fromStdString(r->out->perf);
+        const std::string key = groupKey(r->out->spec);
         auto it = at.find(key);
         if (it == at.end()) {
             it = at.emplace(key, int(m_groups.size())).first;
             GroupRow g;
-            g.label = r->policy() + QStringLiteral(" · ") + r->clusterLabel;
-            if (r->name != r->policy() && !r->name.startsWith(r->policy()))
-                g.label = r->name;
+            g.policy = r->policy();
+            g.cluster = r->clusterLabel.isEmpty() ? QString::fromStdString(r->out->clusterName) : r->clusterLabel;
+            g.trace = QString::fromStdString(r->out->traceName);
+            g.perf = QString::fromStdString(r->out->perf);
+            g.params = paramsText(r->out->spec);
             m_groups.push_back(g);
+            seedAt.emplace_back();
         }
-        m_groups[it->second].runs << r;
+        GroupRow& g = m_groups[it->second];
+        auto& seeds = seedAt[size_t(it->second)];
+        auto s = seeds.find(r->out->seed);
+        if (s == seeds.end()) {
+            seeds.emplace(r->out->seed, int(g.runs.size()));
+            g.runs << r;
+        } else {
+            ++g.reruns; // the same seed again: the later run replaces the earlier one
+            if (r->id > g.runs[s->second]->id)
+                g.runs[s->second] = r;
+        }
     }
+    // Labels: the policy, plus whatever else tells this group from the others.
+    auto differs = [&](QString GroupRow::*field) {
+        for (const GroupRow& g : m_groups)
+            if (g.*field != m_groups.front().*field)
+                return true;
+        return false;
+    };
+    const bool dCluster = differs(&GroupRow::cluster), dTrace = differs(&GroupRow::trace),
+               dPerf = differs(&GroupRow::perf), dParams = differs(&GroupRow::params);
+    std::map<QString, int> labelUses;
     for (GroupRow& g : m_groups) {
-        for (int c = MeanJct; c < ColumnCount; ++c) {
+        QStringList parts{g.policy};
+        if (dCluster)
+            parts << tr("cluster %1").arg(g.cluster);
+        if (dTrace)
+            parts << tr("trace %1").arg(g.trace);
+        if (dPerf)
+            parts << tr("perf %1").arg(g.perf);
+        if (dParams)
+            parts << (g.params.isEmpty() ? tr("default params") : g.params);
+        // a user's name for the runs, when every run of the group carries the same one
+        const QString name = g.runs.front()->name;
+        bool sameName = !name.startsWith(g.policy);
+        for (const RunPtr& r : g.runs)
+            sameName = sameName && r->name == name;
+        g.label = sameName ? name + QStringLiteral(" (") + parts.join(QStringLiteral(" · ")) + QLatin1Char(')')
+                           : parts.join(QStringLiteral(" · "));
+        ++labelUses[g.label];
+    }
+    // Groups that still read alike differ in something not shown (a trace or cluster of the same name, a
+    // checkpoint, the software version): number them rather than show two identical rows.
+    std::map<QString, int> seen;
+    for (GroupRow& g : m_groups)
+        if (labelUses[g.label] > 1)
+            g.label += QStringLiteral(" [%1]").arg(++seen[g.label]);
+    for (GroupRow& g : m_groups) {
+        for (int c = kFirstMetric; c <= kLastMetric; ++c) {
             std::vector<double> v;
             for (const RunPtr& r : g.runs) {
                 const Summary& s = r->out->summary;
@@ -401,18 +475,29 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const
         return {};
     const GroupRow& g = m_groups[index.row()];
     const int c = index.column();
-    if (role == SortRole)
-        return c == Group ? QVariant(g.label) : QVariant(g.stat[c].mean);
-    if (role == Qt::ToolTipRole && c == Group) {
+    if (role == SortRole && (c == Runs || (c >= kFirstMetric && c <= kLastMetric)))
+        return QVariant(g.stat[c].mean);
+    if (role == Qt::ToolTipRole && (c == Group || c == Runs)) {
         QStringList seeds;
         for (const RunPtr& r : g.runs)
             seeds << QString::number(r->out->seed);
-        return tr("seeds: %1").arg(seeds.join(QStringLiteral(", ")));
+        QString t = tr("seeds: %1").arg(seeds.join(QStringLiteral(", ")));
+        if (g.reruns > 0)
+            t += tr("\n%n rerun(s) of a seed already in the group left out (the latest run of each seed counts)",
+                    nullptr, g.reruns);
+        return t;
     }
-    if (role != Qt::DisplayRole)
+    if (role != Qt::DisplayRole && role != SortRole)
         return {};
-    if (c == Group)
-        return g.label;
+    switch (c) {
+    case Group: return g.label;
+    case Policy: return g.policy;
+    case Cluster: return g.cluster;
+    case Trace: return g.trace;
+    case Perf: return g.perf;
+    case Params: return g.params;
+    default: break;
+    }
     if (c == Runs)
         return QString::number(g.runs.size());
     const int prec = c == Makespan ? 2 : 1;

@@ -86,17 +86,25 @@ private:
     QVector<Row> m_runs;
 };
 
-/// Runs grouped by (policy, cluster, trace): mean over seeds with the standard deviation.
+/// Runs grouped by everything that decides a result but the seed (policy, params, backfill, trace, cluster,
+/// perf model, throughput table, checkpoint, version): mean over distinct seeds with the standard deviation.
+/// A seed run twice in a group counts once (the latest run). Labels name what differs between the groups.
 class CompareModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Group, Runs, MeanJct, P95Jct, Fee, Makespan, Utilization, DeadlineMiss, ColumnCount };
+    enum Column {
+        Group, Runs, MeanJct, P95Jct, Fee, Makespan, Utilization, DeadlineMiss,
+        Policy, Cluster, Trace, Perf, Params, ColumnCount
+    };
+    static constexpr int kFirstMetric = MeanJct, kLastMetric = DeadlineMiss;
     struct Stat {
         double mean = 0, sd = 0;
     };
     struct GroupRow {
         QString label;
-        QVector<RunPtr> runs;
+        QVector<RunPtr> runs;      ///< one per distinct seed
+        int reruns = 0;            ///< runs left out: a seed the group already has (the latest one is kept)
+        QString policy, cluster, trace, perf, params;
         Stat stat[ColumnCount];
     };
     using QAbstractTableModel::QAbstractTableModel;

@@ -193,6 +193,29 @@ void TestModels::compareModel()
     QVERIFY(std::abs(g.stat[CompareModel::MeanJct].sd - std::abs(a - b) / std::sqrt(2.0)) < 1e-9);
     QVERIFY(m.index(0, CompareModel::MeanJct).data().toString().contains(QStringLiteral("±")));
     QCOMPARE(m.groups()[1].stat[CompareModel::Fee].mean, runs[2]->out->summary.totalFeeUsd);
+    QCOMPARE(m.groups()[0].label, QStringLiteral("fifo+firstfit")); // nothing but the policy differs
+    QCOMPARE(m.index(1, CompareModel::Policy).data().toString(), QStringLiteral("sjf+bestfit"));
+
+    // Issue 22 point 5: a rerun of seed 1 counts once (the latest run), and a run on another perf model is a
+    // group of its own whose label says so.
+    RunPtr again = makeRun(4, trace, "fifo+firstfit", 1);
+    auto other = std::make_shared<RunEntry>(*makeRun(5, trace, "fifo+firstfit", 1));
+    {
+        RunSpec spec = other->out->spec;
+        spec.config.perf = PerfConfig::parse("ideal");
+        other->out = std::make_shared<RunOutput>(runSimulation(*other->cluster, *trace, spec));
+    }
+    m.setRuns({runs[0], runs[1], runs[2], again, other});
+    QCOMPARE(m.rowCount(), 3);
+    const auto& g0 = m.groups()[0];
+    QCOMPARE(g0.runs.size(), 2); // seeds 1 and 2, not 1, 2, 1
+    QCOMPARE(g0.reruns, 1);
+    QCOMPARE(g0.stat[CompareModel::MeanJct].mean, (again->out->summary.meanJctMin + b) / 2);
+    QVERIFY(m.index(0, CompareModel::Group).data(Qt::ToolTipRole).toString().contains(QStringLiteral("rerun")));
+    QVERIFY2(m.groups()[2].label.contains(QStringLiteral("perf ")), qPrintable(m.groups()[2].label));
+    QVERIFY2(m.groups()[0].label.contains(QStringLiteral("perf ")), qPrintable(m.groups()[0].label));
+    QVERIFY(m.groups()[0].label != m.groups()[2].label);
+    QCOMPARE(m.index(2, CompareModel::Perf).data().toString(), QString::fromStdString(other->out->perf));
 }
 
 void TestModels::queueModel()
