@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "heatmapview.h"
+#include "models.h"
 #include "viewhelpers.h"
 
 namespace ss::ui {
@@ -64,6 +65,8 @@ void HeatmapsPanel::showDecision(const RunEntry& run, int k)
     const DecisionRecord& r = log.records[size_t(k)];
     HeatmapData pri = priorityMatrix(r, run.trace.get()); // jobs by trace id, as the stepper names them
     pri.title = tr("Priority of queued jobs at decision %1 (highest first)").arg(k + 1);
+    if (const QString meaning = priorityMeaning(run.policy()); !meaning.isEmpty())
+        pri.title += QStringLiteral(" · ") + meaning;
     m_priorityMap->setData(pri);
     if (!r.allocation.empty()) {
         // round-based policies (Gavel): the allocation X behind the round's priorities, in place of the

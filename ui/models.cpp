@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "clusterdocument.h"
+#include "policy/registry.h"
 #include "run/aggregate.h"
 
 namespace ss::ui {
@@ -515,12 +516,24 @@ const DecisionRecord* QueueModel::rec() const
     return &m_log->records[size_t(m_record)];
 }
 
-void QueueModel::setDecision(std::shared_ptr<const Trace> trace, std::shared_ptr<const DecisionLog> log, int record)
+QString priorityMeaning(const QString& name)
+{
+    try {
+        const PolicyInfo info = policyInfo(name.toStdString());
+        return info.score.empty() ? QString() : name + QStringLiteral(": ") + QString::fromStdString(info.score);
+    } catch (const std::exception&) {
+        return {};
+    }
+}
+
+void QueueModel::setDecision(std::shared_ptr<const Trace> trace, std::shared_ptr<const DecisionLog> log, int record,
+                             int freeGpus)
 {
     beginResetModel();
     m_trace = std::move(trace);
     m_log = std::move(log);
     m_record = record;
+    m_freeGpus = freeGpus;
     m_outcome.clear();
     if (const DecisionRecord* r = rec())
         for (const PlacementRecord& p : r->placements) {
@@ -552,6 +565,8 @@ int QueueModel::columnCount(const QModelIndex& parent) const
 
 QVariant QueueModel::headerData(int section, Qt::Orientation o, int role) const
 {
+    if (o == Qt::Horizontal && role == Qt::ToolTipRole && section == Priority && !m_scoreMeaning.isEmpty())
+        return tr("Priority recorded by %1").arg(m_scoreMeaning);
     if (o != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     static const char* names[] = {"#", "Job", "GPUs", "Priority", "± std", "Admitted", "Placed"};
@@ -597,7 +612,18 @@ QVariant QueueModel::data(const QModelIndex& index, int role) const
                                         : QStringLiteral("%1: %2").arg(QString::fromUtf8(toString(a.verdict)),
                                                                        QString::fromStdString(a.reason));
         return QString();
-    case Placed: return outcome != m_outcome.end() ? outcome->text : QString();
+    case Placed: {
+        if (outcome != m_outcome.end())
+            return outcome->text;
+        // Not tried at this decision: say what held it, from the cluster as the decision left it.
+        const double need = m_trace && sj.job >= 0 && size_t(sj.job) < m_trace->jobs.size()
+                                ? m_trace->jobs[size_t(sj.job)].gpus : 0;
+        if (m_freeGpus < 0 || need <= 0)
+            return tr("no (not tried)");
+        if (need > m_freeGpus)
+            return tr("no: waits for GPUs (needs %1, %2 free)").arg(need).arg(m_freeGpus);
+        return tr("no: held back by the policy (needs %1, %2 free)").arg(need).arg(m_freeGpus);
+    }
     }
     return {};
 }

@@ -119,13 +119,22 @@ private:
     QVector<GroupRow> m_groups;
 };
 
+/// What policy `name`'s recorded priority means ("fifo: minutes waited (ties: arrival order)"), "" when the
+/// registry does not say or the name is unknown.
+QString priorityMeaning(const QString& name);
+
 /// The queue at one decision: rank, job, priority (± std for learned policies), and whether it was placed.
 class QueueModel : public QAbstractTableModel {
     Q_OBJECT
 public:
     enum Column { Rank, Job, Gpus, Priority, PriorityStd, Admitted, Placed, ColumnCount };
     using QAbstractTableModel::QAbstractTableModel;
-    void setDecision(std::shared_ptr<const Trace> trace, std::shared_ptr<const DecisionLog> log, int record);
+    /// `freeGpus`: whole GPUs free right after the decision (-1 unknown): a queued job the policy did not try
+    /// is then said to be waiting for GPUs or held back, never left blank.
+    void setDecision(std::shared_ptr<const Trace> trace, std::shared_ptr<const DecisionLog> log, int record,
+                     int freeGpus = -1);
+    /// What the policy's priority means (the Priority header's tooltip), "" when not stated.
+    void setScoreMeaning(const QString& meaning) { m_scoreMeaning = meaning; }
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role) const override;
@@ -134,6 +143,8 @@ private:
     std::shared_ptr<const Trace> m_trace;
     std::shared_ptr<const DecisionLog> m_log;
     int m_record = -1;
+    int m_freeGpus = -1;
+    QString m_scoreMeaning;
     struct Outcome {
         int job;
         bool placed;

@@ -149,6 +149,7 @@ void StepperPanel::setRun(RunPtr run)
         m_replayer = std::make_unique<Replayer>(*m_current->out->log);
     if (m_current)
         m_runCombo->setCurrentIndex(m_runCombo->findData(m_current->id));
+    m_queueModel->setScoreMeaning(m_current ? priorityMeaning(m_current->policy()) : QString());
     m_slider->setRange(0, std::max(0, decisionCount() - 1));
     Q_EMIT runChanged();
     setDecision(decisionCount() > 0 ? 0 : -1);
@@ -293,7 +294,10 @@ void StepperPanel::setDecision(int k)
                                  .arg(std::count_if(r.placements.begin(), r.placements.end(),
                                                     [](const PlacementRecord& p) { return !p.slots.empty(); }))
                              + admissionSummary(r, *m_current->trace));
-    m_queueModel->setDecision(m_current->trace, m_current->out->log, k);
+    int freeGpus = 0; // whole GPUs nobody holds once this decision is applied
+    for (const auto& h : m_replayer->holders())
+        freeGpus += h.empty() ? 1 : 0;
+    m_queueModel->setDecision(m_current->trace, m_current->out->log, k, freeGpus);
     Q_EMIT decisionChanged(k);
 }
 

@@ -80,6 +80,7 @@ private:
 const PolicyRegistrar reg({.name = "drf",
                            .family = PolicyFamily::Ordering,
                            .description = "dominant resource fairness between users (or virtual clusters)",
+                           .score = "-dominant share of the job's tenant",
                            .ordering = [](const PolicyOptions&) { return std::make_unique<Drf>(); }});
 
 } // namespace

@@ -32,6 +32,7 @@ public:
 const PolicyRegistrar reg({.name = "edf",
                            .family = PolicyFamily::Ordering,
                            .description = "earliest deadline first (jobs without a deadline last)",
+                           .score = "hours past the deadline (negative: hours left)",
                            .ordering = [](const PolicyOptions&) { return std::make_unique<Edf>(); }});
 
 } // namespace

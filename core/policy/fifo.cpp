@@ -1,4 +1,5 @@
-// FIFO: jobs in the order they joined the queue. Priority shown: hours waited.
+// FIFO: jobs in the order they joined the queue. Priority shown: minutes waited (jobs that waited alike keep
+// their arrival order).
 #include "policy/registry.h"
 
 namespace ss {
@@ -11,7 +12,7 @@ public:
         std::vector<ScoredJob> out;
         out.reserve(served.size());
         for (const QueuedJob& q : served)
-            out.push_back({q.job, float((ctx.now() - ctx.rt(q.job).enqueuedAt) / 3600.0)});
+            out.push_back({q.job, float((ctx.now() - ctx.rt(q.job).enqueuedAt) / 60.0)});
         return out;
     }
 };
@@ -19,6 +20,7 @@ public:
 const PolicyRegistrar reg({.name = "fifo",
                            .family = PolicyFamily::Ordering,
                            .description = "first in, first out (queue order)",
+                           .score = "minutes waited (ties: arrival order)",
                            .ordering = [](const PolicyOptions&) { return std::make_unique<Fifo>(); }});
 
 } // namespace

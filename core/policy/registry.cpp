@@ -179,6 +179,7 @@ bool lookup(const std::string& name, PolicyInfo& info, PolicyEntry* ord, PolicyE
         info.group = toString(j.family);
         info.description = j.description;
         info.params = j.params;
+        info.score = j.score;
         if (joint)
             *joint = std::move(j);
         return true;
@@ -187,6 +188,7 @@ bool lookup(const std::string& name, PolicyInfo& info, PolicyEntry* ord, PolicyE
         return false;
     info.group = "ordering+placement";
     info.description = o.description + "; " + p.description;
+    info.score = o.score;
     info.params = o.params;
     info.params.insert(info.params.end(), p.params.begin(), p.params.end());
     info.params.push_back(admissionParam());

@@ -51,6 +51,7 @@ struct PolicyEntry {
     PolicyFamily family = PolicyFamily::Joint;
     std::string description {}; ///< one line (the GUI's tooltip)
     std::vector<ParamSpec> params {};
+    std::string score {};       ///< what the priority it records means ("minutes waited"); "" = not stated
     std::function<std::unique_ptr<Ordering>(const PolicyOptions&)> ordering {};
     std::function<std::unique_ptr<Placement>(const PolicyOptions&)> placement {};
     std::function<std::unique_ptr<Admission>(const PolicyOptions&)> admission {};
@@ -78,6 +79,7 @@ struct PolicyInfo {
     std::string group;
     std::string description;
     std::vector<ParamSpec> params;
+    std::string score; ///< what the recorded priority means (composites: the ordering's), "" = not stated
 };
 /// Every runnable name with its group and description, sorted by name. Throws std::invalid_argument for
 /// an unknown name in policyInfo().

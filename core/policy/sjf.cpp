@@ -20,6 +20,7 @@ public:
 const PolicyRegistrar reg({.name = "sjf",
                            .family = PolicyFamily::Ordering,
                            .description = "shortest job first (by its duration)",
+                           .score = "-hours of work (reference GPU)",
                            .ordering = [](const PolicyOptions&) { return std::make_unique<Sjf>(); }});
 
 } // namespace

@@ -715,12 +715,14 @@ std::vector<ParamSpec> lasParams()
 const PolicyRegistrar srtf({.name = "srtf",
                             .family = PolicyFamily::Ordering,
                             .description = "preemptive shortest remaining time first",
+                            .score = "-hours of work left",
                             .ordering = [](const PolicyOptions&) { return std::make_unique<PreemptiveOrdering>(PreemptOrder::Srtf); }});
 
 const PolicyRegistrar las({.name = "las",
                            .family = PolicyFamily::Ordering,
                            .description = "Tiresias discretized 2D-LAS (least attained GPU service, preemptive)",
                            .params = lasParams(),
+                           .score = "-queue index (Q0 highest)",
                            .ordering = [](const PolicyOptions&) { return std::make_unique<PreemptiveOrdering>(PreemptOrder::Las); }});
 
 std::vector<ParamSpec> gittinsParams()
@@ -739,6 +741,7 @@ const PolicyRegistrar gittins({.name = "gittins",
                                .family = PolicyFamily::Ordering,
                                .description = "Tiresias discretized 2D-Gittins index (preemptive)",
                                .params = gittinsParams(),
+                               .score = "-queue index + Gittins index mapped into [0, 1)",
                                .ordering = [](const PolicyOptions&) { return std::make_unique<PreemptiveOrdering>(PreemptOrder::Gittins); }});
 
 } // namespace

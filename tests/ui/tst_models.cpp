@@ -237,7 +237,8 @@ void TestModels::queueModel()
     QCOMPARE(m.rowCount(), int(r.queue.size()));
     QCOMPARE(m.index(0, QueueModel::Priority).data(SortRole).toDouble(), double(r.queue[0].priority));
     QCOMPARE(m.index(1, QueueModel::Job).data().toString(), QString::number(trace->jobs[size_t(r.queue[1].job)].id));
-    // The Placed column says why a tried job did not start (the policy's reason), and nothing for untried ones.
+    // The Placed column says why a tried job did not start (the policy's reason); an untried one is said to wait
+    // for GPUs or to be held back, from the GPUs free after the decision (issue 22 point 12).
     auto log = std::make_shared<DecisionLog>(*run->out->log);
     DecisionRecord& edited = log->records[size_t(withQueue)];
     edited.placements.clear();
@@ -248,7 +249,19 @@ void TestModels::queueModel()
     m.setDecision(trace, log, withQueue);
     QCOMPARE(m.index(0, QueueModel::Placed).data().toString(), QStringLiteral("no: waits: would spread"));
     QVERIFY(!m.index(0, QueueModel::Placed).data(Qt::FontRole).isValid());
-    QCOMPARE(m.index(1, QueueModel::Placed).data().toString(), QString());
+    QCOMPARE(m.index(1, QueueModel::Placed).data().toString(), QStringLiteral("no (not tried)")); // free GPUs unknown
+    const double need1 = trace->jobs[size_t(r.queue[1].job)].gpus;
+    m.setDecision(trace, log, withQueue, 0);
+    QCOMPARE(m.index(1, QueueModel::Placed).data().toString(),
+             QStringLiteral("no: waits for GPUs (needs %1, 0 free)").arg(need1));
+    m.setDecision(trace, log, withQueue, 64);
+    QCOMPARE(m.index(1, QueueModel::Placed).data().toString(),
+             QStringLiteral("no: held back by the policy (needs %1, 64 free)").arg(need1));
+    // What the priority means: the header says, from the registry (composites: the ordering's).
+    QCOMPARE(priorityMeaning(QStringLiteral("fifo+firstfit")), QStringLiteral("fifo+firstfit: minutes waited (ties: arrival order)"));
+    QCOMPARE(priorityMeaning(QStringLiteral("no-such-policy")), QString());
+    m.setScoreMeaning(priorityMeaning(QStringLiteral("sjf+bestfit")));
+    QVERIFY(m.headerData(QueueModel::Priority, Qt::Horizontal, Qt::ToolTipRole).toString().contains(QStringLiteral("hours of work")));
     PlacementRecord placed = held;
     placed.slots = {GpuSlot{0, 1000}};
     placed.reason = "sjf";
