@@ -168,7 +168,7 @@ OasisScenario fromTrace(const Trace& trace, const ClusterSpec& cluster, const Tr
     for (const Job& tj : trace.jobs) {
         OasisJob j;
         j.id = tj.id;
-        j.arrival = int(std::floor(tj.submit / m.slotSeconds));
+        j.arrival = int(std::ceil(tj.submit / m.slotSeconds - 1e-9)); // the first slot boundary at or after submit
         j.chunks = tj.wholeGpus();
         j.tau = std::max(tj.duration, 1e-3);
         j.workerBw = m.workerBwMbps;
@@ -186,7 +186,7 @@ OasisScenario fromTrace(const Trace& trace, const ClusterSpec& cluster, const Tr
     }
     sc.horizon = m.horizon > 0 ? m.horizon : lastArrival + 4 * longest + 1;
     std::ostringstream o;
-    o << "mapped from trace '" << trace.name << "': slot " << m.slotSeconds << " s; N_i = whole GPUs, E = M = 1, "
+    o << "mapped from trace '" << trace.name << "': slot " << m.slotSeconds << " s, arrival = first slot boundary at or after submit; N_i = whole GPUs, E = M = 1, "
       << "tau = duration, e = 0 (work = duration x GPUs); worker w = 1 GPU, " << m.workerCpu << " cores, "
       << m.workerMemGb << " GB, " << m.workerBwMbps << " Mbit/s; PS s = " << m.psCpu << " cores, " << m.psMemGb
       << " GB, " << m.psBwMbps << " Mbit/s on " << nps << " PS servers (32 cores, 128 GB, 10 Gbit/s); "

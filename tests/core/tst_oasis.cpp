@@ -8,6 +8,7 @@
 #include <cmath>
 #include <fstream>
 #include <functional>
+#include <map>
 
 #include "io/ioerror.h"
 #include "io/oasisio.h"
@@ -15,7 +16,10 @@
 #include "model/oasisjob.h"
 #include "model/rng.h"
 #include "policy/oasis/ledger.h"
+#include "policy/oasis/oasispolicy.h"
 #include "policy/oasis/oasissim.h"
+#include "policy/registry.h"
+#include "sim/engine.h"
 #include "policy/oasis/online.h"
 #include "policy/oasis/subroutine.h"
 
@@ -379,6 +383,69 @@ private Q_SLOTS:
             QVERIFY(run.totalUtility > 0);
             QVERIFY(run.completed <= run.admitted);
         }
+    }
+
+    void enginePolicyRunsItsPlan()
+    {
+        // 2 machines x 4 GPUs, 10-minute slots: jobs of 4 GPUs for 20 minutes arrive together; the plans reserve
+        // whole gangs, with --perf ideal every admitted job finishes in its planned slots
+        ClusterSpec c;
+        c.name = "hand";
+        c.types = {{"A", 1.0, 16, 1.0}};
+        c.switches = {{"s0", 100}};
+        for (int m = 0; m < 2; ++m)
+            c.machines.push_back({"m" + std::to_string(m), 0, 4, 0, 0, 0, 25});
+        c.finalize();
+        Trace t;
+        for (int i = 0; i < 12; ++i) {
+            Job j;
+            j.id = i;
+            j.submit = 30.0 * i;
+            j.gpus = 4;
+            j.duration = 1200;
+            t.jobs.push_back(j);
+        }
+        auto s = makeScheduler("oasis", {});
+        auto* os = dynamic_cast<OasisEngineScheduler*>(s.get());
+        QVERIFY(os);
+        RunConfig cfg;
+        cfg.perf.ideal = true;
+        cfg.recordDecisions = true;
+        cfg.checkInvariants = true;
+        Simulator sim(c, t, *s, cfg);
+        struct Log : SimObserver {
+            std::vector<AdmissionRecord> admissions;
+            void onDecision(const DecisionRecord& r) override
+            {
+                admissions.insert(admissions.end(), r.admissions.begin(), r.admissions.end());
+            }
+        } log;
+        sim.addObserver(&log);
+        QVERIFY(sim.run());
+        std::map<std::string, double> st;
+        for (const auto& [k, v] : s->runStats())
+            st[k] = v;
+        QCOMPARE(int(log.admissions.size()), 12);
+        int accepted = 0;
+        for (const AdmissionRecord& a : log.admissions) {
+            QVERIFY(QString::fromStdString(a.reason).contains("- worker cost"));
+            const AdmissionDecision* d = os->decision(a.job);
+            QVERIFY(d);
+            QCOMPARE(a.verdict == Admit::Accept, d->admitted);
+            QCOMPARE(double(a.score), double(float(d->payoff())));
+            accepted += a.verdict == Admit::Accept;
+            QCOMPARE(sim.rt(a.job).status, a.verdict == Admit::Accept ? JobStatus::Done : JobStatus::Rejected);
+            if (d->admitted) // rigid: whole gangs of 4 in each planned slot, finished by the end of its last one
+                for (const SlotAlloc& sl : d->schedule.slots)
+                    QCOMPARE(sl.workers, 4);
+            if (d->admitted)
+                QVERIFY(sim.rt(a.job).end <= (d->schedule.completion + 1) * 600.0 + 1e-6);
+        }
+        QCOMPARE(st["admitted"], double(accepted));
+        QVERIFY2(accepted >= 3 && accepted < 12, qPrintable(QString::number(accepted))); // 2 gangs per slot: later jobs pay more
+        QCOMPARE(st["overruns"], 0.0);
+        QVERIFY(std::fabs(st["total_utility"] - st["planned_utility"]) < 1e-9);
+        QVERIFY(st["alpha"] >= 1);
     }
 
     void badInputNamesJobAndField()

@@ -50,7 +50,7 @@ void OasisOnline::setBounds(const std::vector<OasisJob>& jobs)
         const double vol = d * sw + double(j.psFor(j.chunks)) * fastest * ss;
         const double v = j.f(double(fastest));
         if (v > 0 && vol > 0)
-            lmin = std::min(lmin, v / (2 * vol));
+            lmin = std::min(lmin, v / (4 * vol));
     }
     double L = std::isfinite(lmin) ? lmin : 1e-6;
     L *= m_par.lScale;

@@ -7,8 +7,9 @@
 // algorithm will see, as the analysis assumes they are known in advance:
 //   U_1^r = max_i f_i(1) / w_i^r and U_2^r = max_i f_i(1) / s_i^r (the most a job could pay per unit: at price U
 //           one worker-slot (PS-slot) costs at least the job's whole utility, so nothing is admitted at full load);
-//   L_1 = L_2 = L = min_i f_i(fastest_i) / (2 cost0_i), cost0_i = D_i sum_r w_i^r + z_i fastest_i sum_r s_i^r, the
-//           job's zero-load resource volume at its fastest (N_i workers) schedule, so at zero load every job gets in.
+//   L_1 = L_2 = L = min_i f_i(fastest_i) / (4 cost0_i), cost0_i = D_i sum_r w_i^r + z_i fastest_i sum_r s_i^r, the
+//           job's zero-load resource volume at its fastest (N_i workers) schedule (the paper's 1/(4 eta) with eta = 1): at
+//           zero load a job pays a quarter of its best utility.
 // alpha = max_r (1, ln(U_1^r / L_1), ln(U_2^r / L_2)).
 #include <string>
 #include <vector>

@@ -70,14 +70,18 @@ Quote bestSchedule(const SubroutineInput& in)
     if (a >= T)
         return best;
     const int span = T - a;
-    // cost[k][y], k = slot offset from the arrival
-    std::vector<double> cost(size_t(span) * size_t(N + 1));
+    // DP in steps of `unit` workers: 1 for elastic jobs; rigid jobs move in whole gangs of min(N, D)
+    const int unit = in.rigid ? std::min(N, D) : 1;
+    const int levels = (D + unit - 1) / unit;  // work in steps
+    const int maxStep = in.rigid ? 1 : N;      // steps per slot
+    // cost[k][y], k = slot offset from the arrival, y steps
+    std::vector<double> cost(size_t(span) * size_t(maxStep + 1));
     std::vector<Unit> wu, pu;
     std::vector<double> wp, pp;
-    // DP rows and the choice table for reconstruction
-    std::vector<double> prev(size_t(D) + 1, kBig), cur(size_t(D) + 1);
+    // DP rows F(k, d) (least cost of d steps by slot k) and the choice table for reconstruction
+    std::vector<double> prev(size_t(levels) + 1, kBig), cur(size_t(levels) + 1);
     prev[0] = 0;
-    std::vector<uint16_t> choice(size_t(span) * size_t(D + 1), 0);
+    std::vector<uint16_t> choice(size_t(span) * size_t(levels + 1), 0);
     double bestPayoff = -kBig;
     int bestK = -1, bestY = 0;
     for (int k = 0; k < span; ++k) {
@@ -89,28 +93,26 @@ Quote bestSchedule(const SubroutineInput& in)
         prefixCosts(wu, N, wp);
         sortedUnits(*in.ps, *in.q, t, j.s, zmax, pu);
         prefixCosts(pu, zmax, pp);
-        double* c = &cost[size_t(k) * size_t(N + 1)];
-        for (int y = 0; y <= N; ++y)
-            c[y] = y == 0 ? 0.0 : wp[size_t(y)] + pp[size_t(j.psFor(y))];
-        auto allowed = [&](int y, int d) { return !in.rigid || y == 0 || y == std::min(N, d); };
-        // completion at this slot: y >= 1 workers now, the rest D - y by the previous slot
-        for (int y = 1; y <= std::min(N, D); ++y) {
-            if (!allowed(y, D) || c[y] == kBig || prev[size_t(D - y)] == kBig)
+        double* c = &cost[size_t(k) * size_t(maxStep + 1)];
+        for (int y = 0; y <= maxStep; ++y)
+            c[y] = y == 0 ? 0.0 : wp[size_t(y * unit)] + pp[size_t(j.psFor(y * unit))];
+        // completion at this slot: y >= 1 steps now, the rest by the previous slot
+        for (int y = 1; y <= std::min(maxStep, levels); ++y) {
+            if (c[y] == kBig || prev[size_t(levels - y)] == kBig)
                 continue;
-            const double g = prev[size_t(D - y)] + c[y];
+            const double g = prev[size_t(levels - y)] + c[y];
             if (f - g > bestPayoff) {
                 bestPayoff = f - g;
                 bestK = k;
                 bestY = y;
             }
         }
-        // F(k, d) for the next slot
-        uint16_t* ch = &choice[size_t(k) * size_t(D + 1)];
-        for (int d = 0; d <= D; ++d) {
+        uint16_t* ch = &choice[size_t(k) * size_t(levels + 1)];
+        for (int d = 0; d <= levels; ++d) {
             double m = prev[size_t(d)];
             int arg = 0;
-            for (int y = 1; y <= std::min(N, d); ++y) {
-                if (!allowed(y, d) || c[y] == kBig)
+            for (int y = 1; y <= std::min(maxStep, d); ++y) {
+                if (c[y] == kBig)
                     continue;
                 const double v = prev[size_t(d - y)] + c[y];
                 if (v < m) {
@@ -125,13 +127,13 @@ Quote bestSchedule(const SubroutineInput& in)
     }
     if (bestK < 0)
         return best;
-    // walk back: bestY at bestK, then the choices of F(k-1, d)
+    // walk back: bestY at bestK, then the choices of F(k-1, d); in workers
     std::vector<int> ys(size_t(bestK) + 1, 0);
-    ys[size_t(bestK)] = bestY;
-    int d = D - bestY;
+    ys[size_t(bestK)] = bestY * unit;
+    int d = levels - bestY;
     for (int k = bestK - 1; k >= 0 && d > 0; --k) {
-        const int y = choice[size_t(k) * size_t(D + 1) + size_t(d)];
-        ys[size_t(k)] = y;
+        const int y = choice[size_t(k) * size_t(levels + 1) + size_t(d)];
+        ys[size_t(k)] = y * unit;
         d -= y;
     }
     best.feasible = true;

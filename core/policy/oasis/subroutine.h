@@ -42,7 +42,8 @@ struct SubroutineInput {
     const Ledger* ps = nullptr;
     const PriceFamily* p = nullptr; ///< worker-server prices
     const PriceFamily* q = nullptr; ///< PS-server prices
-    /// Rigid jobs (the engine's fixed GPU demand): y(t) is 0 or min(N, work left), never in between.
+    /// Rigid jobs (the engine's fixed GPU demand): y(t) is 0 or a whole gang of min(N, work) workers; the work is
+    /// rounded up to whole gangs.
     bool rigid = false;
 };
 
