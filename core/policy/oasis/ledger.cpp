@@ -13,6 +13,18 @@ void Ledger::reset(const std::vector<OasisServer>& servers, int slots)
     for (const OasisServer& s : servers)
         m_cap.push_back(s.cap);
     m_used.assign(m_cap.size() * size_t(slots) * kResources, 0.0);
+    m_price.clear();
+}
+
+void Ledger::cachePrices(const PriceFamily& pf)
+{
+    m_U = pf.U;
+    m_L = pf.L;
+    m_price.resize(m_used.size());
+    for (int s = 0; s < servers(); ++s)
+        for (int t = 0; t < m_slots; ++t)
+            for (int r = 0; r < kResources; ++r)
+                m_price[index(s, t, r)] = pf.price(m_used[index(s, t, r)], m_cap[size_t(s)][size_t(r)], r);
 }
 
 int Ledger::unitsFree(int s, int t, const Amounts& demand) const
@@ -33,6 +45,13 @@ void Ledger::add(int s, int t, const Amounts& demand, int count)
 {
     for (int r = 0; r < kResources; ++r)
         m_used[index(s, t, r)] += demand[size_t(r)] * count;
+    if (!m_price.empty()) {
+        PriceFamily pf;
+        pf.U = m_U;
+        pf.L = m_L;
+        for (int r = 0; r < kResources; ++r)
+            m_price[index(s, t, r)] = pf.price(m_used[index(s, t, r)], m_cap[size_t(s)][size_t(r)], r);
+    }
 }
 
 double PriceFamily::price(double used, double cap, int r) const
@@ -46,9 +65,10 @@ double PriceFamily::price(double used, double cap, int r) const
 double PriceFamily::unitCost(const Ledger& l, int s, int t, const Amounts& demand) const
 {
     double c = 0;
+    const bool cached = l.pricesCached();
     for (int r = 0; r < kResources; ++r)
         if (demand[size_t(r)] > 0)
-            c += price(l.used(s, t, r), l.cap(s)[size_t(r)], r) * demand[size_t(r)];
+            c += (cached ? l.cachedPrice(s, t, r) : price(l.used(s, t, r), l.cap(s)[size_t(r)], r)) * demand[size_t(r)];
     return c;
 }
 

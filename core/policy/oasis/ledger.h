@@ -7,6 +7,8 @@
 
 namespace ss::oasis {
 
+struct PriceFamily;
+
 class Ledger {
 public:
     void reset(const std::vector<OasisServer>& servers, int slots);
@@ -16,19 +18,29 @@ public:
     double used(int s, int t, int r) const { return m_used[index(s, t, r)]; }
     /// Whole units of `demand` that still fit on server s in slot t (a large number when demand is all zero).
     int unitsFree(int s, int t, const Amounts& demand) const;
-    /// Reserves (count > 0) or releases (count < 0) `count` units of `demand`.
+    /// Reserves (count > 0) or releases (count < 0) `count` units of `demand` (and refreshes the cached prices).
     void add(int s, int t, const Amounts& demand, int count);
+    /// Caches every (server, slot, resource) price of `pf` and keeps the cache current on add(); unitCost then
+    /// reads it instead of evaluating the exponential (bench-oasis: the subroutine's main cost).
+    void cachePrices(const PriceFamily& pf);
+    bool pricesCached() const { return !m_price.empty(); }
+    double cachedPrice(int s, int t, int r) const { return m_price[index(s, t, r)]; }
 
 private:
     size_t index(int s, int t, int r) const { return (size_t(s) * size_t(m_slots) + size_t(t)) * kResources + size_t(r); }
     std::vector<Amounts> m_cap;
     std::vector<double> m_used;
+    std::vector<double> m_price; // empty = not cached
+    std::vector<char> m_priced;  // per resource: cached family
+    Amounts m_U {1, 1, 1, 1};
+    double m_L = 1;
     int m_slots = 0;
 };
 
 /// One family of prices (worker servers: p_h^r(t), PS servers: q_k^r(t)):
 /// price = L (U^r / L)^(used / cap), L at zero load and U^r at full.
 struct PriceFamily {
+    // (the ledger caches prices: a change to U or L needs Ledger::cachePrices again)
     Amounts U {1, 1, 1, 1};
     double L = 1;
     double price(double used, double cap, int r) const;

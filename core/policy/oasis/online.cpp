@@ -62,6 +62,8 @@ void OasisOnline::setBounds(const std::vector<OasisJob>& jobs)
         m_q.U[size_t(r)] = std::max(L, u2[size_t(r)] * m_par.uScale);
     }
     m_p.L = m_q.L = L;
+    m_wl.cachePrices(m_p);
+    m_pl.cachePrices(m_q);
 }
 
 double OasisOnline::alpha() const

@@ -9,7 +9,7 @@
 //           one worker-slot (PS-slot) costs at least the job's whole utility, so nothing is admitted at full load);
 //   L_1 = L_2 = L = min_i f_i(fastest_i) / (4 cost0_i), cost0_i = D_i sum_r w_i^r + z_i fastest_i sum_r s_i^r, the
 //           job's zero-load resource volume at its fastest (N_i workers) schedule (the paper's 1/(4 eta) with eta = 1): at
-//           zero load a job pays a quarter of its best utility.
+//           zero load no job pays more than a quarter of its best utility.
 // alpha = max_r (1, ln(U_1^r / L_1), ln(U_2^r / L_2)).
 #include <string>
 #include <vector>
@@ -44,7 +44,13 @@ public:
     void reset(const OasisScenario& sc, const OasisParams& p = {});
     /// Bounds computed as above from `jobs` (called by reset with the scenario's jobs).
     void setBounds(const std::vector<OasisJob>& jobs);
-    void setBounds(const PriceFamily& p, const PriceFamily& q) { m_p = p; m_q = q; }
+    void setBounds(const PriceFamily& p, const PriceFamily& q)
+    {
+        m_p = p;
+        m_q = q;
+        m_wl.cachePrices(m_p);
+        m_pl.cachePrices(m_q);
+    }
     /// Runs the subroutine for scenario job `index`, admits iff payoff > 0 and commits.
     AdmissionDecision offer(int index);
     /// The subroutine alone (no commit).
@@ -55,7 +61,7 @@ public:
     const PriceFamily& psPrices() const { return m_q; }
     const Ledger& workerLedger() const { return m_wl; }
     const Ledger& psLedger() const { return m_pl; }
-    Ledger& workerLedger() { return m_wl; }
+    Ledger& workerLedger() { return m_wl; } ///< tests: preload reservations (prices follow)
     Ledger& psLedger() { return m_pl; }
     double workerPrice(int h, int t, int r) const { return m_p.price(m_wl.used(h, t, r), m_wl.cap(h)[size_t(r)], r); }
     double psPrice(int k, int t, int r) const { return m_q.price(m_pl.used(k, t, r), m_pl.cap(k)[size_t(r)], r); }
