@@ -47,7 +47,12 @@ AdmissionRecord OasisEngineScheduler::admit(const SchedContext& ctx, int j)
         ++m_rejected;
         return {j, Admit::Reject, kNoScore, s.invalid};
     }
-    s.d = m_alg.offer(j);
+    // the machines of GPU types the job may use
+    std::vector<char> mask(m_cluster->machines.size(), 1);
+    const uint64_t types = ctx.rt(j).typeMask;
+    for (size_t m = 0; m < mask.size(); ++m)
+        mask[m] = char((types >> m_cluster->machines[m].type) & 1ULL);
+    s.d = m_alg.offer(j, &mask);
     m_sumMs += s.d.micros / 1000;
     m_maxMs = std::max(m_maxMs, s.d.micros / 1000);
     const float score = s.d.feasible ? float(s.d.payoff()) : kNoScore;
@@ -83,6 +88,16 @@ bool OasisEngineScheduler::startOn(SchedContext& ctx, int j, const std::vector<s
     }
     if (int(slots.size()) != jb.wholeGpus())
         return false;
+    if (ctx.recording()) {
+        // the reserved machines first (1), then machines that could hold a worker now (0), the rest -1
+        std::vector<float> aff(size_t(m_cluster->machineCount()), -1.0f);
+        for (int m = 0; m < m_cluster->machineCount(); ++m)
+            if (ctx.state().freeGpus(m) > 0 && ((mask >> m_cluster->machines[size_t(m)].type) & 1ULL))
+                aff[size_t(m)] = 0.0f;
+        for (const auto& [m, c] : parts)
+            aff[size_t(m)] = 1.0f;
+        ctx.recordPlacement(j, slots, std::move(aff), why);
+    }
     ctx.start(j, std::move(slots), why);
     return true;
 }
@@ -146,7 +161,10 @@ void OasisEngineScheduler::schedule(SchedContext& ctx)
             continue;
         int need = ctx.job(j).wholeGpus();
         std::vector<std::pair<int, int>> parts;
+        const uint64_t types = ctx.rt(j).typeMask;
         for (int m = 0; m < m_cluster->machineCount() && need > 0; ++m) {
+            if (!((types >> m_cluster->machines[size_t(m)].type) & 1ULL))
+                continue;
             const int k = std::min(need, ctx.state().freeGpus(m));
             if (k > 0) {
                 parts.push_back({m, k});
@@ -155,6 +173,19 @@ void OasisEngineScheduler::schedule(SchedContext& ctx)
         }
         if (need == 0)
             startOn(ctx, j, parts, "OASiS: overran its plan, on free GPUs");
+    }
+    if (ctx.recording()) {
+        // waiting admitted jobs, the earliest planned slot first (priority: -slots until it runs)
+        std::vector<ScoredJob> q;
+        for (int j : m_live)
+            if (ctx.rt(j).status == JobStatus::Pending) {
+                const JobState& s = m_js[size_t(j)];
+                const auto& sl = s.d.schedule.slots;
+                const int when = s.next < sl.size() ? sl[s.next].slot : t;
+                q.push_back({j, float(t - when)});
+            }
+        std::stable_sort(q.begin(), q.end(), [](const ScoredJob& a, const ScoredJob& b) { return a.priority > b.priority; });
+        ctx.recordQueue(std::move(q));
     }
     if (!m_live.empty())
         ctx.wakeAt((t + 1) * m_map.slotSeconds);

@@ -74,7 +74,7 @@ double OasisOnline::alpha() const
     return a;
 }
 
-Quote OasisOnline::quote(const OasisJob& j) const
+Quote OasisOnline::quote(const OasisJob& j, const std::vector<char>* workerMask) const
 {
     SubroutineInput in;
     in.job = &j;
@@ -84,16 +84,17 @@ Quote OasisOnline::quote(const OasisJob& j) const
     in.p = &m_p;
     in.q = &m_q;
     in.rigid = m_par.rigid;
+    in.workerMask = workerMask;
     if (m_par.rigid)
         in.work = ((in.work + j.chunks - 1) / j.chunks) * j.chunks;
     return bestSchedule(in);
 }
 
-AdmissionDecision OasisOnline::offer(int index)
+AdmissionDecision OasisOnline::offer(int index, const std::vector<char>* workerMask)
 {
     const OasisJob& j = m_sc->jobs[size_t(index)];
     const auto t0 = std::chrono::steady_clock::now();
-    Quote q = quote(j);
+    Quote q = quote(j, workerMask);
     AdmissionDecision d;
     d.micros = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
     d.job = index;

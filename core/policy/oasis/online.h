@@ -51,10 +51,11 @@ public:
         m_wl.cachePrices(m_p);
         m_pl.cachePrices(m_q);
     }
-    /// Runs the subroutine for scenario job `index`, admits iff payoff > 0 and commits.
-    AdmissionDecision offer(int index);
+    /// Runs the subroutine for scenario job `index`, admits iff payoff > 0 and commits. `workerMask`: the worker
+    /// servers the job may use (null = all).
+    AdmissionDecision offer(int index, const std::vector<char>* workerMask = nullptr);
     /// The subroutine alone (no commit).
-    Quote quote(const OasisJob& j) const;
+    Quote quote(const OasisJob& j, const std::vector<char>* workerMask = nullptr) const;
 
     double alpha() const;
     const PriceFamily& workerPrices() const { return m_p; }

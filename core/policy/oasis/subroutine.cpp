@@ -18,10 +18,13 @@ struct Unit {
 };
 
 /// Servers that can take at least one item in slot t, cheapest first (ties: lower index).
-void sortedUnits(const Ledger& l, const PriceFamily& pf, int t, const Amounts& demand, int need, std::vector<Unit>& out)
+void sortedUnits(const Ledger& l, const PriceFamily& pf, int t, const Amounts& demand, int need, std::vector<Unit>& out,
+                 const std::vector<char>* mask = nullptr)
 {
     out.clear();
     for (int s = 0; s < l.servers(); ++s) {
+        if (mask && !(*mask)[size_t(s)])
+            continue;
         const int u = l.unitsFree(s, t, demand);
         if (u > 0)
             out.push_back({pf.unitCost(l, s, t, demand), s, std::min(u, need)});
@@ -89,7 +92,7 @@ Quote bestSchedule(const SubroutineInput& in)
         const double f = j.f(double(k + 1));
         if (bestK >= 0 && f <= bestPayoff)
             break; // costs are >= 0 and f is non-increasing: no later completion can do better
-        sortedUnits(*in.workers, *in.p, t, j.w, N, wu);
+        sortedUnits(*in.workers, *in.p, t, j.w, N, wu, in.workerMask);
         prefixCosts(wu, N, wp);
         sortedUnits(*in.ps, *in.q, t, j.s, zmax, pu);
         prefixCosts(pu, zmax, pp);
@@ -147,7 +150,7 @@ Quote bestSchedule(const SubroutineInput& in)
         s.slot = t;
         s.workers = y;
         s.ps = j.psFor(y);
-        sortedUnits(*in.workers, *in.p, t, j.w, N, wu);
+        sortedUnits(*in.workers, *in.p, t, j.w, N, wu, in.workerMask);
         fill(wu, y, s.y);
         sortedUnits(*in.ps, *in.q, t, j.s, zmax, pu);
         fill(pu, s.ps, s.z);

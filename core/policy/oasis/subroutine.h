@@ -45,6 +45,8 @@ struct SubroutineInput {
     /// Rigid jobs (the engine's fixed GPU demand): y(t) is 0 or a whole gang of min(N, work) workers; the work is
     /// rounded up to whole gangs.
     bool rigid = false;
+    /// Worker servers the job may use (1 = allowed; the engine's GPU-type constraints); null = all.
+    const std::vector<char>* workerMask = nullptr;
 };
 
 Quote bestSchedule(const SubroutineInput& in);
