@@ -16,5 +16,14 @@ echo "== total utility vs load: 20 worker + 10 PS servers, 500 slots of 10 min, 
 echo
 echo "(per seed: $CSV)"
 echo
+echo "== sensitivity to the price bounds (the paper's U/L were not recovered): OASiS with L x 0.01 and U x 10"
+"$CLI" sweep-oasis --loads 1,2 --seeds "$SEEDS" --jobs 1000000 --workers 20 --ps 10 --horizon 500 \
+    --policy oasis,drf --l-scale 0.01
+"$CLI" sweep-oasis --loads 1,2 --seeds "$SEEDS" --jobs 1000000 --workers 20 --ps 10 --horizon 500 \
+    --policy oasis,drf --u-scale 10
+echo
 echo "== the bundled scenario (sample-traces/oasis-ps.json)"
 "$CLI" simulate-oasis --scenario sample-traces/oasis-ps.json
+echo
+echo "== the engine policy on the studio scenario (sample-traces/oasis.scenario.json: rigid gangs, --perf ideal)"
+"$CLI" run --scenario sample-traces/oasis.scenario.json --policy oasis | grep -E "^(policy|jobs|JCT|policy stats)" | sed "s/ subroutine_mean_ms.*//"
