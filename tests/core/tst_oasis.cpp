@@ -385,6 +385,38 @@ private Q_SLOTS:
         }
     }
 
+    void traceMappingDefaults()
+    {
+        ClusterSpec c;
+        c.name = "m";
+        c.types = {{"A", 1.0, 16, 1.0}};
+        c.switches = {{"s0", 100}};
+        for (int m = 0; m < 8; ++m)
+            c.machines.push_back({"m" + std::to_string(m), 0, 4, 0, 0, 0, 25});
+        c.finalize();
+        Trace t;
+        Job a;
+        a.id = 5;
+        a.submit = 601;
+        a.gpus = 3;
+        a.duration = 1500;
+        t.jobs.push_back(a);
+        const OasisScenario sc = fromTrace(t, c);
+        QCOMPARE(int(sc.workers.size()), 8);
+        QCOMPARE(int(sc.psServers.size()), 2);             // one per 4 machines
+        QCOMPARE(sc.workers[0].cap[Gpu], 4.0);
+        QCOMPARE(sc.workers[0].cap[Cpu], 16.0);            // 4 cores per GPU when the machine states none
+        const OasisJob& j = sc.jobs[0];
+        QCOMPARE(j.arrival, 2);                            // the first slot boundary at or after 601 s
+        QCOMPARE(j.chunks, 3);
+        QCOMPARE(j.workerSlots(sc.slotSeconds), 8);        // ceil(1500 x 3 / 600)
+        QCOMPARE(j.psFor(3), 1);                           // 3 x 1 Gbit/s <= 4 Gbit/s
+        QCOMPARE(j.f.g3, 6.0);                             // halves at twice its 3 run slots
+        QVERIFY(std::fabs(j.f(6.0) - 0.5) < 1e-12);
+        QCOMPARE(sc.horizon, 2 + 4 * 3 + 1);
+        QVERIFY(!sc.notes.empty());
+    }
+
     void enginePolicyRunsItsPlan()
     {
         // 2 machines x 4 GPUs, 10-minute slots: jobs of 4 GPUs for 20 minutes arrive together; the plans reserve
