@@ -518,6 +518,8 @@ private Q_SLOTS:
                 QFAIL((p + ": " + e.what()).c_str());
             }
             for (size_t j = 0; j < t.jobs.size(); ++j) {
+                if (p == "oasis" && r.status[j] == JobStatus::Rejected)
+                    continue; // OASiS's admission rejects jobs whose payoff is not positive (tst_oasis checks why)
                 QVERIFY2(r.status[j] == JobStatus::Done, (p + " job " + std::to_string(j) + " " + toString(r.status[j])).c_str());
                 QVERIFY(r.end[j] >= r.start[j]);
                 QVERIFY(r.start[j] >= t.jobs[j].submit);

@@ -1,0 +1,57 @@
+#pragma once
+// OASiS as the engine's joint policy `oasis`: the trace and cluster are mapped onto the OASiS model with the
+// stated defaults of fromTrace (core/model/oasisjob.h), each arriving job is offered to the online primal-dual
+// algorithm in the admission stage (its payoff broken down in the decision log's admission record), and an
+// admitted job runs the slots its committed schedule reserved, on the machines it reserved.
+//
+// The engine's jobs have a fixed GPU demand, so here a schedule is rigid [I]: in each slot a job has all N of its
+// workers or none (OasisParams::rigid); the elastic y_ih(t) of the seed runs in the slotted OASiS simulator
+// (policy/oasis/oasissim.h, `schedstudio-cli simulate-oasis`). PS servers are CPU servers outside the engine's
+// cluster (fromTrace). With `--perf ideal` a job finishes in its planned slots; a slower real rate makes it
+// overrun its plan: it then runs on whatever GPUs are free (counted in `overruns`).
+#include <string>
+#include <vector>
+
+#include "policy/oasis/online.h"
+#include "policy/registry.h"
+
+namespace ss::oasis {
+
+class OasisEngineScheduler final : public Scheduler {
+public:
+    explicit OasisEngineScheduler(const PolicyOptions& o);
+    std::string name() const override { return "oasis"; }
+    void reset(const SimSetup& setup) override;
+    void schedule(SchedContext& ctx) override;
+    void onJobStopped(int job, double now, bool finished, const JobRuntime& rt) override;
+    bool hasAdmission() const override { return true; }
+    AdmissionRecord admit(const SchedContext& ctx, int job) override;
+    /// total_utility, admitted, rejected, planned_utility, alpha, overruns, subroutine_mean_ms, subroutine_max_ms
+    std::vector<std::pair<std::string, double>> runStats() const override;
+
+    const OasisScenario& scenario() const { return m_sc; }
+    const OasisOnline& algorithm() const { return m_alg; }
+    /// The admission decision of engine job j (null before it arrived).
+    const AdmissionDecision* decision(int j) const;
+
+private:
+    struct JobState {
+        bool decided = false, admitted = false, done = false, overrun = false;
+        size_t next = 0; // first planned slot not yet past
+        AdmissionDecision d;
+        std::string invalid;
+    };
+    TraceMapping m_map;
+    OasisParams m_par;
+    OasisScenario m_sc;
+    OasisOnline m_alg;
+    const ClusterSpec* m_cluster = nullptr;
+    std::vector<JobState> m_js;
+    std::vector<int> m_live; // admitted, not finished
+    double m_utility = 0, m_planned = 0, m_sumMs = 0, m_maxMs = 0;
+    int m_admitted = 0, m_rejected = 0, m_overruns = 0;
+    int slotAt(double t) const;
+    bool startOn(SchedContext& ctx, int j, const std::vector<std::pair<int, int>>& parts, const std::string& why);
+};
+
+} // namespace ss::oasis
