@@ -210,10 +210,15 @@ RunOutput runFork(const ClusterSpec& cluster, const Trace& traceIn, const RunSpe
     spec.traceFingerprint.clear(); // recomputed from the fork's trace by runSimulation
     spec.keepDecisionLog = keepLog;
     spec.decisionLogPath.clear();
-    const std::string what = ch.describe(cluster, traceIn);
+    bool sorted = true;
+    for (size_t i = 1; i < traceIn.jobs.size() && sorted; ++i)
+        sorted = traceIn.jobs[i].submit >= traceIn.jobs[i - 1].submit;
+    const std::string what = ch.describe(cluster, sorted ? traceIn : engineTrace(traceIn)); // indices: engine order
     spec.fork = "parent=" + parent.id() + ";decision=" + std::to_string(k) + ";" + what;
 
     bool applied = false;
+    // a job's trace id for messages (error paths only: the engine's order may be a sorted copy of traceIn)
+    auto nameOf = [&](int j) { return trace == &traceIn ? jobName(engineTrace(traceIn), j) : jobName(*trace, j); };
     auto hook = [&](Simulator& sim, SchedContext& ctx) {
         applied = true;
         try {
@@ -223,6 +228,11 @@ RunOutput runFork(const ClusterSpec& cluster, const Trace& traceIn, const RunSpe
                 sim.addMachineEvent({sim.now(), m, MachineEventKind::Drain});
             if (next)
                 sim.switchPolicy(*next);
+            for (int j : ch.queueFront)
+                if (j < 0 || j >= ctx.jobCount() || ctx.rt(j).status != JobStatus::Pending)
+                    throw ForkError("--queue-first: " + nameOf(j) + " is "
+                                    + (j >= 0 && j < ctx.jobCount() ? toString(ctx.rt(j).status) : "unknown") + " at decision "
+                                    + std::to_string(k) + " (t=" + std::to_string(sim.now()) + "), not pending");
             if (!ch.queueFront.empty())
                 sim.movePendingToFront(ch.queueFront);
             if (ch.placeJob >= 0) {
@@ -230,16 +240,16 @@ RunOutput runFork(const ClusterSpec& cluster, const Trace& traceIn, const RunSpe
                 if (j >= ctx.jobCount())
                     throw ForkError("no job index " + std::to_string(j));
                 if (ctx.rt(j).status != JobStatus::Pending)
-                    throw ForkError(jobName(*trace, j) + " is " + toString(ctx.rt(j).status) + " at decision "
+                    throw ForkError(nameOf(j) + " is " + toString(ctx.rt(j).status) + " at decision "
                                     + std::to_string(k) + " (t=" + std::to_string(sim.now()) + "), not pending");
                 std::string why;
                 std::vector<GpuSlot> slots = slotsOnMachines(sim, cluster, ctx.job(j), ch.placeMachines, why);
                 if (slots.empty())
-                    throw ForkError("forced placement of " + jobName(*trace, j) + " at decision " + std::to_string(k)
+                    throw ForkError("forced placement of " + nameOf(j) + " at decision " + std::to_string(k)
                                     + " does not fit: " + why);
                 why = sim.checkStart(j, slots);
                 if (!why.empty())
-                    throw ForkError("forced placement of " + jobName(*trace, j) + " at decision " + std::to_string(k)
+                    throw ForkError("forced placement of " + nameOf(j) + " at decision " + std::to_string(k)
                                     + " is not allowed: " + why);
                 ctx.start(j, std::move(slots), "forced by what-if fork");
             }

@@ -3,10 +3,16 @@
 // a burst of arrivals from K on; machine events in the engine; the run diff; forks in the store.
 #include <QtTest>
 
+#include <QJsonDocument>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QProcess>
 #include <QTemporaryDir>
 
 #include "io/ioerror.h"
 #include "io/startstateio.h"
+#include "io/runio.h"
+#include "io/traceio.h"
 #include "model/tracegen.h"
 #include "policy/registry.h"
 #include "run/fork.h"
@@ -80,6 +86,23 @@ Probe probe(const ClusterSpec& c, const Trace& t, const RunSpec& s, uint64_t k)
     });
     sim.run();
     return p;
+}
+
+struct Cli {
+    int code = -1;
+    QString out, err;
+};
+Cli cli(const QStringList& args)
+{
+    QProcess p;
+    p.start(SS_CLI, args);
+    if (!p.waitForFinished(120000)) {
+        p.kill();
+        p.waitForFinished();
+        return {-2, {}, "timed out"};
+    }
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
+            QString::fromUtf8(p.readAllStandardError())};
 }
 
 } // namespace
@@ -532,6 +555,121 @@ private Q_SLOTS:
         QCOMPARE(st.time, 50.0);
         QCOMPARE(st.jobs.at(0).machines, std::vector<int>{3});
         QVERIFY(st.jobs.at(0).running);
+    }
+
+    // fork, diff and show end to end; a placement that does not fit is an error and the store is untouched
+    void cliForkAndDiff()
+    {
+        QTemporaryDir dir;
+        const QString tracePath = dir.filePath("t.csv"), db = dir.filePath("r.sqlite");
+        writeNativeTrace(trace(120), tracePath.toStdString());
+        Cli r = cli({"run", "--trace", tracePath, "--cluster", "das-case", "--policy", "fifo+firstfit", "--db", db});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const ClusterSpec c = cluster();
+        const Trace t = readTrace(tracePath.toStdString());
+        RunSpec parentSpec;
+        {
+            RunStore store(db.toStdString(), RunStore::Mode::Existing);
+            parentSpec = store.loadRun(1, false).out.spec;
+        }
+        // a decision with a pending job and a machine too small for it
+        uint64_t k = 0;
+        int job = -1, machine = -1;
+        for (uint64_t d = 3; d < 200 && job < 0; ++d) {
+            const Probe p = probe(c, t, parentSpec, d);
+            for (int j : p.pending)
+                for (int m = 0; m < c.machineCount() && job < 0; ++m)
+                    if (p.freeGpus[size_t(m)] < t.jobs[size_t(j)].wholeGpus()) {
+                        k = d;
+                        job = j;
+                        machine = m;
+                    }
+        }
+        QVERIFY(job >= 0);
+        const QString place = QString::number(t.jobs[size_t(job)].id) + ":" + QString::fromStdString(c.machines[size_t(machine)].name);
+        r = cli({"fork", "--db", db, "--run", "1", "--at-decision", QString::number(k), "--place", place});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("does not fit") && r.err.contains("decision " + QString::number(k)), qPrintable(r.err));
+        QCOMPARE(r.err.count('\n'), 1); // one line
+        {
+            RunStore store(db.toStdString(), RunStore::Mode::Existing);
+            QCOMPARE(store.runCount(), int64_t(1)); // nothing stored, the parent as it was
+        }
+        r = cli({"fork", "--db", db, "--run", "1", "--at-decision", QString::number(k), "--policy", "sjf+bestfit", "--json"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(o["run_id"].toInt(), 2);
+        QCOMPARE(o["parent_run_id"].toInt(), 1);
+        QCOMPARE(o["change"].toString(), QString("policy sjf+bestfit"));
+        const QJsonObject d = o["diff"].toObject();
+        QVERIFY(d["logs_compared"].toBool());
+        QVERIFY(d["first_divergence"].toInt() == 0 || d["first_divergence"].toInt() >= int(k));
+        r = cli({"diff", "--db", db, "--run", "1", "--run", "2", "--json", "--all"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const QJsonObject d2 = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(d2["jobs"].toArray().size(), 120);
+        QCOMPARE(d2["first_divergence"].toInt(), d["first_divergence"].toInt());
+        r = cli({"show", "2", "--db", db});
+        QVERIFY2(r.out.contains("fork of run 1 at decision " + QString::number(k) + ": policy sjf+bestfit"), qPrintable(r.out));
+        r = cli({"diff", "--db", db, "--run", "1"});
+        QCOMPARE(r.code, 2);
+    }
+
+    // machine events in a scenario file: read, written back, planned into every run's spec (identity), run
+    void scenarioEvents()
+    {
+        QTemporaryDir dir;
+        writeNativeTrace(trace(100), dir.filePath("t.csv").toStdString());
+        const ClusterSpec c = cluster();
+        const std::string m1 = c.machines[1].name;
+        const std::string text = "{\"format\": \"schedstudio-scenario\", \"version\": 1, \"name\": \"ev\",\n"
+                                 " \"trace\": {\"path\": \"t.csv\"}, \"cluster\": \"das-case\", \"policies\": [\"fifo+firstfit\"],\n"
+                                 " \"events\": [{\"time\": 20000, \"machine\": \"" + m1 + "\", \"kind\": \"fail\"},\n"
+                                 "            {\"time\": 90000, \"machine\": 1, \"kind\": \"restore\"}]}";
+        const Scenario sc = scenarioFromJson(text, dir.path().toStdString(), "ev.scenario.json");
+        QCOMPARE(int(sc.events.size()), 2);
+        QCOMPARE(sc.events[1].machine, std::string("1"));
+        QCOMPARE(sc.events[1].kind, std::string("restore"));
+        const Scenario back = scenarioFromJson(writeJson(scenarioToJson(sc, dir.path().toStdString())), dir.path().toStdString(), "x");
+        QCOMPARE(int(back.events.size()), 2);
+        QCOMPARE(back.events[0].time, 20000.0);
+        const ExperimentPlan plan = planScenario(sc);
+        const RunSpec& spec = plan.runs.at(0).spec;
+        QCOMPARE(int(spec.machineEvents.size()), 2);
+        QCOMPARE(int(spec.machineEvents[0].kind), int(MachineEventKind::Fail));
+        RunSpec noEvents = spec;
+        noEvents.machineEvents.clear();
+        QVERIFY(noEvents.id() != spec.id()); // events decide results: part of the identity
+        const RunSpec read = runSpecFromJson(runConfigJson(spec), "config");
+        QVERIFY(read.machineEvents == spec.machineEvents);
+        QCOMPARE(QString::fromStdString(read.id()), QString::fromStdString(spec.id()));
+        const RunOutput out = runSimulation(*plan.inputs[0].cluster, *plan.inputs[0].trace, spec);
+        const RunOutput plain = runSimulation(*plan.inputs[0].cluster, *plan.inputs[0].trace, noEvents);
+        QVERIFY(out.summary.meanJctMin != plain.summary.meanJctMin);
+        // bad events name the file and the field
+        auto bad = [&](const std::string& events, const char* field) {
+            const std::string t2 = "{\"format\": \"schedstudio-scenario\", \"version\": 1,\n \"events\": " + events + "}";
+            try {
+                scenarioFromJson(t2, dir.path().toStdString(), "bad.scenario.json");
+                QFAIL("accepted");
+            } catch (const IoError& e) {
+                QCOMPARE(e.file(), std::string("bad.scenario.json"));
+                QCOMPARE(e.line(), 2L);
+                QCOMPARE(e.field(), std::string(field));
+            }
+        };
+        bad("[{\"time\": 5, \"machine\": \"m0\", \"kind\": \"explode\"}]", "events[0].kind");
+        bad("[{\"time\": -5, \"machine\": \"m0\", \"kind\": \"fail\"}]", "events[0].time");
+        bad("[{\"time\": 5, \"kind\": \"fail\"}]", "events[0].machine");
+        Scenario unknown = sc;
+        unknown.events[0].machine = "nosuch";
+        try {
+            planScenario(unknown);
+            QFAIL("accepted an unknown machine");
+        } catch (const IoError& e) {
+            QCOMPARE(e.field(), std::string("events[0].machine"));
+            QVERIFY(QString(e.what()).contains("nosuch"));
+        }
     }
 };
 

@@ -1,0 +1,79 @@
+// The Fork dock end to end (issue 21): fork the current run at the stepper's decision off the GUI thread,
+// the fork joins the history, the dock shows the first divergence, the Gantt diff and the per-job deltas;
+// a placement that does not fit and a bad change are errors that leave the history as it was.
+#include <QSettings>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "forkpanel.h"
+#include "mainwindow.h"
+#include "models.h"
+
+using namespace ss;
+using namespace ss::ui;
+
+class TestForkView : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, m_settings.path());
+        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_settings.path());
+    }
+
+    void forkFromTheStepper()
+    {
+        MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(w.openScenario(QStringLiteral(SS_SOURCE_DIR "/sample-traces/das-case.scenario.json")));
+        QVERIFY(w.waitForIdle(20000));
+        QVERIFY(w.runScenario());
+        QVERIFY(w.waitForIdle(60000));
+        RunPtr fifo;
+        for (const RunPtr& r : w.history()->allRuns())
+            if (r->policy() == QStringLiteral("fifo+firstfit"))
+                fifo = r;
+        QVERIFY(fifo);
+        const int before = w.history()->rowCount();
+        w.setCurrentRun(fifo);
+        w.setDecision(2); // decision 3
+        QCOMPARE(w.currentDecision(), 2);
+        QVERIFY(!w.forkHere(QStringLiteral("explode=now")));
+        QVERIFY(w.bannerText().contains(QStringLiteral("not a change")));
+        QVERIFY(!w.forkHere(QStringLiteral("fail=nosuch")));
+        QCOMPARE(w.history()->rowCount(), before);
+
+        QVERIFY2(w.forkHere(QStringLiteral("policy=sjf+bestfit")), qPrintable(w.bannerText()));
+        QVERIFY(w.isBusy()); // off the GUI thread
+        QVERIFY(w.waitForIdle(60000));
+        QVERIFY2(w.bannerText().isEmpty(), qPrintable(w.bannerText()));
+        QCOMPARE(w.history()->rowCount(), before + 1);
+        const RunPtr fork = w.history()->run(w.history()->rowCount() - 1);
+        QCOMPARE(fork->out->forkDecision, uint64_t(3));
+        QCOMPARE(fork->out->policy, std::string("sjf+bestfit"));
+        const RunDiff* d = w.forkPanel()->diff();
+        QVERIFY(d);
+        QVERIFY(d->logsCompared);
+        QVERIFY(d->firstDivergence == 0 || d->firstDivergence >= 3);
+        QCOMPARE(w.forkPanel()->deltaRows(), d->moved);
+        QCOMPARE(w.forkPanel()->findChild<GanttDiffView*>()->rows(), std::min(60, d->moved));
+
+        // a placement that does not fit: an error, nothing added. Job 0 of the trace is done or running by
+        // decision 3, so it is not pending either way.
+        w.setCurrentRun(fifo);
+        w.setDecision(2);
+        const QString job = QString::number(fifo->trace->jobs[0].id);
+        const int rows = w.history()->rowCount();
+        QVERIFY(w.forkHere(QStringLiteral("place=%1:%2").arg(job, QString::fromStdString(fifo->cluster->machines[0].name))));
+        QVERIFY(w.waitForIdle(60000));
+        QVERIFY2(w.bannerText().contains(QStringLiteral("not pending")), qPrintable(w.bannerText()));
+        QCOMPARE(w.history()->rowCount(), rows);
+    }
+
+private:
+    QTemporaryDir m_settings;
+};
+
+QTEST_MAIN(TestForkView)
+#include "tst_forkview.moc"
