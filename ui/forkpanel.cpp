@@ -341,7 +341,7 @@ void GanttDiffView::paintEvent(QPaintEvent*)
     f.setPointSizeF(std::max(6.0, std::min(9.0, rowH * 0.7)));
     p.setFont(f);
     p.drawText(QRectF(0, 0, width(), top), Qt::AlignLeft | Qt::AlignVCenter,
-               tr("  %1 moved job(s) with the biggest JCT changes: A grey, B green (sooner) / red (later)").arg(m_rows.size()));
+               tr("  %1 moved job(s), biggest JCT changes first: A grey; B green = sooner, red = later, blue = same JCT").arg(m_rows.size()));
     for (size_t r = 0; r < m_rows.size(); ++r) {
         const JobDelta& j = m_diff->jobs[m_rows[r]];
         const double y = top + double(r) * rowH;
@@ -356,7 +356,9 @@ void GanttDiffView::paintEvent(QPaintEvent*)
         const double h = std::max(1.0, rowH * 0.42);
         bar(j.startA, j.endA, y + rowH * 0.06, h, QColor(150, 150, 150));
         const double dj = j.jctDelta();
-        bar(j.startB, j.endB, y + rowH * 0.52, h, std::isnan(dj) ? QColor(80, 120, 200) : dj < 0 ? QColor(46, 160, 67) : QColor(200, 60, 50));
+        const double eps = 1e-6 * std::max(1.0, std::abs(j.jctA));
+        bar(j.startB, j.endB, y + rowH * 0.52, h,
+            std::isnan(dj) || std::abs(dj) <= eps ? QColor(80, 120, 200) : dj < 0 ? QColor(46, 160, 67) : QColor(200, 60, 50));
     }
     if (m_forkTime >= t0 && m_forkTime <= t1) {
         p.setPen(QPen(QColor(230, 126, 34), 2, Qt::DashLine));
