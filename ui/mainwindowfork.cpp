@@ -5,6 +5,7 @@
 #include <QDockWidget>
 
 #include "forkpanel.h"
+#include "teachingpanel.h"
 #include "run/fork.h"
 
 namespace ss::ui {
@@ -22,6 +23,12 @@ void MainWindow::wireFork()
     connect(m_runs, &RunController::forkFinished, this, [this](const RunPtr& parent, const RunPtr& fork) {
         m_forkPanel->showResult(parent, fork);
         showView(QStringLiteral("fork"));
+    });
+    // the teaching tour's "What if?": the same decision under FIFO (DAS's baseline), or SJF for a FIFO run
+    connect(m_teachingPanel, &TeachingPanel::forkRequested, this, [this] {
+        const RunPtr run = currentRun();
+        const bool fifo = run && run->policy() == QLatin1String("fifo+firstfit");
+        forkHere(fifo ? QStringLiteral("policy=sjf+bestfit") : QStringLiteral("policy=fifo+firstfit"));
     });
     connect(m_runs, &RunController::error, m_forkPanel, [this](const QString& msg) {
         if (msg.startsWith(tr("Fork")) || msg.contains(QLatin1String("decision")))

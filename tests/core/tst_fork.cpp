@@ -142,6 +142,25 @@ private Q_SLOTS:
         }
     }
 
+    // a learned policy (DAS on its shipped checkpoint) forks like any other: the replay restores its state
+    void learnedPolicyForkEqualsParent()
+    {
+        const ClusterSpec c = cluster();
+        const Trace t = trace(120);
+        const RunSpec s = spec("das");
+        RunOutput parent;
+        try {
+            parent = runSimulation(c, t, s);
+        } catch (const std::exception& e) {
+            QSKIP(qPrintable(QString("no DAS in this build: ") + e.what()));
+        }
+        ForkRequest req;
+        req.atDecision = parent.summary.decisions / 2;
+        const RunOutput fork = runFork(c, t, parent.spec, req, nullptr, true);
+        sameJobs(parent, fork);
+        QCOMPARE(firstDivergence(*parent.log, *fork.log), uint64_t(0));
+    }
+
     void forcedPlacementAppliedAtK()
     {
         const ClusterSpec c = cluster();

@@ -1,6 +1,7 @@
 // The Fork dock end to end (issue 21): fork the current run at the stepper's decision off the GUI thread,
 // the fork joins the history, the dock shows the first divergence, the Gantt diff and the per-job deltas;
 // a placement that does not fit and a bad change are errors that leave the history as it was.
+#include <QPushButton>
 #include <QSettings>
 #include <QTemporaryDir>
 #include <QTest>
@@ -69,6 +70,39 @@ private Q_SLOTS:
         QVERIFY(w.waitForIdle(60000));
         QVERIFY2(w.bannerText().contains(QStringLiteral("not pending")), qPrintable(w.bannerText()));
         QCOMPARE(w.history()->rowCount(), rows);
+    }
+
+    // the DAS tour's "What if? Fork here": DAS's decision 4 rerun under FIFO from there
+    void teachingForksDas()
+    {
+        MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(w.openScenario(QStringLiteral(SS_SOURCE_DIR "/sample-traces/das-case.scenario.json")));
+        QVERIFY(w.waitForIdle(20000));
+        QVERIFY(w.runScenario());
+        QVERIFY(w.waitForIdle(60000));
+        RunPtr das;
+        for (const RunPtr& r : w.history()->allRuns())
+            if (r->policy() == QStringLiteral("das"))
+                das = r;
+        if (!das)
+            QSKIP("this build runs no DAS (no LibTorch module)");
+        w.setCurrentRun(das);
+        w.setDecision(3);
+        w.showView(QStringLiteral("teaching"));
+        auto* button = w.findChild<QPushButton*>(QStringLiteral("teachingFork"));
+        QVERIFY(button);
+        const int rows = w.history()->rowCount();
+        button->click();
+        QVERIFY(w.waitForIdle(60000));
+        QVERIFY2(w.bannerText().isEmpty(), qPrintable(w.bannerText()));
+        QCOMPARE(w.history()->rowCount(), rows + 1);
+        const RunPtr fork = w.history()->run(rows);
+        QCOMPARE(fork->out->policy, std::string("fifo+firstfit"));
+        QCOMPARE(fork->out->forkDecision, uint64_t(4));
+        QVERIFY(w.forkPanel()->diff());
+        QVERIFY(w.forkPanel()->diff()->firstDivergence == 0 || w.forkPanel()->diff()->firstDivergence >= 4);
     }
 
 private:
