@@ -6,9 +6,11 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPainter>
+#include <QSignalBlocker>
 #include <QPushButton>
 #include <QSplitter>
-#include <QTableWidget>
+#include <QAbstractTableModel>
+#include <QTableView>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -19,18 +21,86 @@
 
 namespace ss::ui {
 
-namespace {
-QTableWidgetItem* numberItem(double v, int decimals)
-{
-    auto* it = new QTableWidgetItem;
-    if (std::isfinite(v))
-        it->setData(Qt::DisplayRole, std::round(v * std::pow(10.0, decimals)) / std::pow(10.0, decimals));
-    else
-        it->setData(Qt::DisplayRole, QString());
-    it->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    return it;
-}
-} // namespace
+/// The jobs that moved (or are in one run only), one row each; sorts itself (no item per cell, so a
+/// 100k-job diff shows at once).
+class DeltaModel : public QAbstractTableModel {
+public:
+    using QAbstractTableModel::QAbstractTableModel;
+    void setDiff(std::shared_ptr<const RunDiff> d)
+    {
+        beginResetModel();
+        m_diff = std::move(d);
+        m_rows.clear();
+        if (m_diff)
+            for (size_t i = 0; i < m_diff->jobs.size(); ++i)
+                if (m_diff->jobs[i].moved || m_diff->jobs[i].indexA < 0 || m_diff->jobs[i].indexB < 0)
+                    m_rows.push_back(i);
+        endResetModel();
+    }
+    int rowCount(const QModelIndex& p = {}) const override { return p.isValid() ? 0 : int(m_rows.size()); }
+    int columnCount(const QModelIndex& p = {}) const override { return p.isValid() ? 0 : 8; }
+    QVariant headerData(int section, Qt::Orientation o, int role) const override
+    {
+        static const char* names[] = {"job", "JCT A (min)", "JCT B (min)", "Δ JCT (min)", "fee A ($)", "fee B ($)", "Δ fee ($)", "moved"};
+        if (o == Qt::Horizontal && role == Qt::DisplayRole && section >= 0 && section < 8)
+            return QString::fromUtf8(names[section]);
+        return {};
+    }
+    double value(size_t i, int c) const
+    {
+        const JobDelta& j = m_diff->jobs[i];
+        switch (c) {
+        case 0: return double(j.id);
+        case 1: return j.jctA >= 0 ? j.jctA / 60 : NAN;
+        case 2: return j.jctB >= 0 ? j.jctB / 60 : NAN;
+        case 3: return j.jctDelta() / 60;
+        case 4: return j.feeA;
+        case 5: return j.feeB;
+        case 6: return j.feeDelta();
+        default: return j.indexA < 0 ? 1 : j.indexB < 0 ? 2 : 0;
+        }
+    }
+    QVariant data(const QModelIndex& idx, int role) const override
+    {
+        if (!idx.isValid() || size_t(idx.row()) >= m_rows.size())
+            return {};
+        const size_t i = m_rows[size_t(idx.row())];
+        const int c = idx.column();
+        if (role == Qt::TextAlignmentRole)
+            return c == 7 ? QVariant() : QVariant(int(Qt::AlignRight | Qt::AlignVCenter));
+        if (role != Qt::DisplayRole)
+            return {};
+        if (c == 0)
+            return qlonglong(m_diff->jobs[i].id);
+        if (c == 7) {
+            const JobDelta& j = m_diff->jobs[i];
+            return j.indexA < 0 ? QObject::tr("only in B") : j.indexB < 0 ? QObject::tr("only in A") : QObject::tr("yes");
+        }
+        const double v = value(i, c);
+        return std::isfinite(v) ? QString::number(v, 'f', c >= 4 ? 2 : 1) : QString();
+    }
+    void sort(int column, Qt::SortOrder order) override
+    {
+        if (!m_diff)
+            return;
+        beginResetModel(); // (a reset: no persistent indices to keep)
+        std::vector<double> key(m_diff->jobs.size());
+        for (size_t i : m_rows)
+            key[i] = value(i, column);
+        std::stable_sort(m_rows.begin(), m_rows.end(), [&](size_t a, size_t b) {
+            const double x = key[a], y = key[b];
+            if (std::isnan(x) || std::isnan(y))
+                return !std::isnan(x) && std::isnan(y); // blanks last either way
+            return order == Qt::AscendingOrder ? x < y : x > y;
+        });
+        endResetModel();
+    }
+
+private:
+    std::shared_ptr<const RunDiff> m_diff;
+    std::vector<size_t> m_rows;
+};
+
 
 ForkPanel::ForkPanel(QWidget* parent) : QWidget(parent)
 {
@@ -67,10 +137,9 @@ ForkPanel::ForkPanel(QWidget* parent) : QWidget(parent)
     v->addWidget(m_result);
     auto* split = new QSplitter(Qt::Vertical, this);
     m_gantt = new GanttDiffView(split);
-    m_table = new QTableWidget(split);
-    m_table->setColumnCount(8);
-    m_table->setHorizontalHeaderLabels({tr("job"), tr("JCT A (min)"), tr("JCT B (min)"), tr("Δ JCT (min)"), tr("fee A ($)"),
-                                        tr("fee B ($)"), tr("Δ fee ($)"), tr("moved")});
+    m_table = new QTableView(split);
+    m_model = new DeltaModel(this);
+    m_table->setModel(m_model);
     m_table->setSortingEnabled(true);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->verticalHeader()->hide();
@@ -214,11 +283,11 @@ void ForkPanel::showError(const QString& message)
     m_result->setText(QStringLiteral("<span style='color:#c0392b'>%1</span>").arg(message.toHtmlEscaped()));
 }
 
-int ForkPanel::deltaRows() const { return m_table->rowCount(); }
+int ForkPanel::deltaRows() const { return m_model->rowCount(); }
 
-void ForkPanel::showResult(const RunPtr& parent, const RunPtr& fork)
+void ForkPanel::showResult(const RunPtr& parent, const RunPtr& fork, std::shared_ptr<const RunDiff> diff)
 {
-    m_diff = std::make_shared<RunDiff>(diffRuns(*parent->out, *fork->out));
+    m_diff = diff ? std::move(diff) : std::make_shared<const RunDiff>(diffRuns(*parent->out, *fork->out));
     const RunDiff& d = *m_diff;
     auto metric = [&](const char* name) {
         for (const MetricDelta& m : d.metrics)
@@ -251,36 +320,11 @@ void ForkPanel::showResult(const RunPtr& parent, const RunPtr& fork)
     if (fork->out->log && fork->out->forkDecision > 0 && fork->out->forkDecision <= fork->out->log->records.size())
         forkTime = fork->out->log->records[size_t(fork->out->forkDecision - 1)].time;
     m_gantt->setDiff(m_diff, forkTime);
-    // the jobs with the biggest changes first; the table sorts by any column
-    m_table->setSortingEnabled(false);
-    std::vector<size_t> idx = sortedDeltas(d, DeltaSort::Jct);
-    const size_t cap = 5000;
-    std::vector<size_t> rows;
-    for (size_t i : idx)
-        if (d.jobs[i].moved || d.jobs[i].indexA < 0 || d.jobs[i].indexB < 0)
-            rows.push_back(i);
-    std::stable_sort(rows.begin(), rows.end(), [&](size_t a, size_t b) {
-        const double x = std::abs(d.jobs[a].jctDelta()), y = std::abs(d.jobs[b].jctDelta());
-        return (std::isnan(y) ? -1 : y) < (std::isnan(x) ? -1 : x);
-    });
-    if (rows.size() > cap)
-        rows.resize(cap);
-    m_table->setRowCount(int(rows.size()));
-    for (int r = 0; r < int(rows.size()); ++r) {
-        const JobDelta& j = d.jobs[rows[size_t(r)]];
-        auto* id = new QTableWidgetItem;
-        id->setData(Qt::DisplayRole, qlonglong(j.id));
-        m_table->setItem(r, 0, id);
-        m_table->setItem(r, 1, numberItem(j.jctA >= 0 ? j.jctA / 60 : NAN, 1));
-        m_table->setItem(r, 2, numberItem(j.jctB >= 0 ? j.jctB / 60 : NAN, 1));
-        m_table->setItem(r, 3, numberItem(j.jctDelta() / 60, 1));
-        m_table->setItem(r, 4, numberItem(j.feeA, 2));
-        m_table->setItem(r, 5, numberItem(j.feeB, 2));
-        m_table->setItem(r, 6, numberItem(j.feeDelta(), 2));
-        m_table->setItem(r, 7, new QTableWidgetItem(j.indexA < 0 ? tr("only in B") : j.indexB < 0 ? tr("only in A") : tr("yes")));
-    }
-    m_table->setSortingEnabled(true);
-    m_table->sortByColumn(3, Qt::AscendingOrder);
+    // every job that moved, biggest JCT gains first; the table sorts by any column
+    m_model->setDiff(m_diff);
+    m_model->sort(3, Qt::AscendingOrder);
+    QSignalBlocker block(m_table->horizontalHeader()); // the rows are in that order already: no second sort
+    m_table->horizontalHeader()->setSortIndicator(3, Qt::AscendingOrder);
 }
 
 // ------------------------------------------------------------------------------------------- GanttDiffView
@@ -299,12 +343,14 @@ void GanttDiffView::setDiff(std::shared_ptr<const RunDiff> diff, double forkTime
             if (m_diff->jobs[i].moved)
                 m_rows.push_back(i);
         const auto& jobs = m_diff->jobs;
-        std::stable_sort(m_rows.begin(), m_rows.end(), [&](size_t a, size_t b) {
+        auto bigger = [&](size_t a, size_t b) {
             const double x = std::abs(jobs[a].jctDelta()), y = std::abs(jobs[b].jctDelta());
-            return (std::isnan(y) ? -1 : y) < (std::isnan(x) ? -1 : x);
-        });
-        if (m_rows.size() > 60)
-            m_rows.resize(60);
+            const double xa = std::isnan(x) ? -1 : x, ya = std::isnan(y) ? -1 : y;
+            return xa != ya ? xa > ya : a < b;
+        };
+        const size_t top = std::min<size_t>(60, m_rows.size());
+        std::partial_sort(m_rows.begin(), m_rows.begin() + long(top), m_rows.end(), bigger);
+        m_rows.resize(top);
         // then by submit time, so the picture reads left to right
         std::stable_sort(m_rows.begin(), m_rows.end(), [&](size_t a, size_t b) { return jobs[a].submit < jobs[b].submit; });
     }

@@ -16,11 +16,12 @@ class QComboBox;
 class QLabel;
 class QLineEdit;
 class QPushButton;
-class QTableWidget;
+class QTableView;
 
 namespace ss::ui {
 
 class GanttDiffView;
+class DeltaModel;
 
 class ForkPanel : public QWidget {
     Q_OBJECT
@@ -38,7 +39,8 @@ public:
 
     void showRunning(const QString& description);
     void showError(const QString& message);
-    void showResult(const RunPtr& parent, const RunPtr& fork);
+    /// `diff`: diffRuns(parent, fork), computed off the GUI thread (null: computed here).
+    void showResult(const RunPtr& parent, const RunPtr& fork, std::shared_ptr<const RunDiff> diff = {});
     const RunDiff* diff() const { return m_diff.get(); }
     int deltaRows() const;
 
@@ -51,7 +53,7 @@ Q_SIGNALS:
 private:
     RunPtr m_run;
     int m_decision = -1;
-    std::shared_ptr<RunDiff> m_diff;
+    std::shared_ptr<const RunDiff> m_diff;
     QLabel* m_context = nullptr;
     QComboBox* m_kind = nullptr;
     QComboBox* m_policy = nullptr;
@@ -60,7 +62,8 @@ private:
     QPushButton* m_go = nullptr;
     QLabel* m_result = nullptr;
     GanttDiffView* m_gantt = nullptr;
-    QTableWidget* m_table = nullptr;
+    QTableView* m_table = nullptr;
+    DeltaModel* m_model = nullptr;
     void updateFields();
 };
 

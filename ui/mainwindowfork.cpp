@@ -3,10 +3,12 @@
 #include "mainwindow.h"
 
 #include <QDockWidget>
+#include <QTimer>
 
 #include "forkpanel.h"
 #include "teachingpanel.h"
 #include "run/fork.h"
+#include "run/forkdiff.h"
 
 namespace ss::ui {
 
@@ -20,9 +22,13 @@ void MainWindow::wireFork()
         m_runs->startFork(currentRun(), req);
     });
     connect(m_runs, &RunController::forkStarted, m_forkPanel, &ForkPanel::showRunning);
-    connect(m_runs, &RunController::forkFinished, this, [this](const RunPtr& parent, const RunPtr& fork) {
-        m_forkPanel->showResult(parent, fork);
-        showView(QStringLiteral("fork"));
+    connect(m_runs, &RunController::forkFinished, this,
+            [this](const RunPtr& parent, const RunPtr& fork, std::shared_ptr<const RunDiff> diff) {
+        // after the hand-over's own work (history, views of the new run): two short turns of the event loop
+        QTimer::singleShot(0, this, [this, parent, fork, diff] {
+            m_forkPanel->showResult(parent, fork, diff);
+            showView(QStringLiteral("fork"));
+        });
     });
     // the teaching tour's "What if?": the same decision under FIFO (DAS's baseline), or SJF for a FIFO run
     connect(m_teachingPanel, &TeachingPanel::forkRequested, this, [this] {

@@ -14,6 +14,7 @@
 
 namespace ss {
 struct ForkRequest;
+struct RunDiff;
 }
 
 namespace ss::ui {
@@ -112,7 +113,8 @@ Q_SIGNALS:
     void whatIfStarted(const QString& description);
     void whatIfFinished(const QString& description, double meanJctBefore, double meanJctAfter);
     void forkStarted(const QString& description);
-    void forkFinished(const ss::ui::RunPtr& parent, const ss::ui::RunPtr& fork);
+    /// `diff` (parent = A, fork = B) was computed off the GUI thread.
+    void forkFinished(const ss::ui::RunPtr& parent, const ss::ui::RunPtr& fork, std::shared_ptr<const ss::RunDiff> diff);
     /// A run that is (or may be) current changed its entry: same output, now with a database id.
     void runReplaced(const ss::ui::RunPtr& run);
     /// A run's decision log came in from the database after loadRunLog().

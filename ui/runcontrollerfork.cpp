@@ -7,6 +7,7 @@
 #include "models.h"
 #include "rundatabase.h"
 #include "run/fork.h"
+#include "run/forkdiff.h"
 
 namespace ss::ui {
 
@@ -52,12 +53,13 @@ bool RunController::startFork(const RunPtr& parent, const ForkRequest& req)
                         e->out = std::make_shared<RunOutput>(std::move(o));
                         prepareGantt(*e);
                         RunPtr r = e;
-                        return [this, r, parent, tracePath] {
+                        auto diff = std::make_shared<const RunDiff>(diffRuns(*parent->out, *r->out));
+                        return [this, r, parent, tracePath, diff] {
                             m_history->addRun(r);
                             m_db->save(r, tracePath); // no-op without a database
                             Q_EMIT runFinished(r);
                             Q_EMIT status(tr("Fork finished in %1 s").arg(r->out->wallSeconds, 0, 'f', 2));
-                            Q_EMIT forkFinished(parent, r);
+                            Q_EMIT forkFinished(parent, r, diff);
                         };
                     });
     return true;
