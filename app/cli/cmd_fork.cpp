@@ -298,6 +298,20 @@ int cmdFork(Args& a)
     ch.policyOptions.backfill = parent.out.spec.options.backfill;
     ch.failMachines = machinesArg(in.cluster, a.getAll("fail-machine"), "fail-machine");
     ch.drainMachines = machinesArg(in.cluster, a.getAll("drain-machine"), "drain-machine");
+    if (a.has("add-machines")) { // N[:LIKE]: N copies of machine LIKE (default: the first), up from decision K
+        const std::string v = a.get("add-machines");
+        const size_t colon = v.find(':');
+        try {
+            size_t pos = 0;
+            ch.addMachines = std::stoi(v.substr(0, colon), &pos);
+            if (pos != v.substr(0, colon).size() || ch.addMachines < 1)
+                throw std::invalid_argument("count");
+        } catch (const std::exception&) {
+            throw UsageError("--add-machines N[:LIKE]: N machines (a positive integer), like machine LIKE, got '" + v + "'");
+        }
+        if (colon != std::string::npos)
+            ch.addLike = machineByNameOrIndex(in.cluster, v.substr(colon + 1), "add-machines");
+    }
     if (a.has("burst")) {
         ch.burst = readTrace(a.get("burst"));
         if (ch.burst.name.empty())
@@ -382,7 +396,7 @@ int cmdDiff(Args& a)
 
 CliCommand forkCmd("fork",
                    "--db F --run ID --at-decision K [--place JOB:M0,M1] [--queue-first J1,J2] [--policy P [--param k=v]] "
-                   "[--fail-machine M] [--drain-machine M] [--burst FILE] [--trace FILE --cluster C] [--json] [--no-save] : "
+                   "[--fail-machine M] [--drain-machine M] [--add-machines N[:LIKE]] [--burst FILE] [--trace FILE --cluster C] [--json] [--no-save] : "
                    "rerun a stored run from decision K with one thing changed, store it with its parent",
                    &cmdFork);
 CliCommand diffCmd("diff",

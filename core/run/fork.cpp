@@ -43,7 +43,7 @@ void checkMachines(const ClusterSpec& c, const std::vector<int>& ms, const char*
 bool ForkChange::empty() const
 {
     return placeJob < 0 && queueFront.empty() && policy.empty() && failMachines.empty() && drainMachines.empty()
-        && burst.jobs.empty();
+        && addMachines <= 0 && burst.jobs.empty();
 }
 
 std::string ForkChange::describe(const ClusterSpec& cluster, const Trace& trace) const
@@ -67,6 +67,8 @@ std::string ForkChange::describe(const ClusterSpec& cluster, const Trace& trace)
         parts.push_back("fail " + machineList(cluster, failMachines));
     if (!drainMachines.empty())
         parts.push_back("drain " + machineList(cluster, drainMachines));
+    if (addMachines > 0)
+        parts.push_back("add " + std::to_string(addMachines) + " machine(s) like " + machineName(cluster, addLike));
     if (!burst.jobs.empty())
         parts.push_back("burst of " + std::to_string(burst.jobs.size()) + " job(s)"
                         + (burst.name.empty() ? std::string() : " from " + burst.name));
@@ -191,6 +193,31 @@ RunOutput runFork(const ClusterSpec& cluster, const Trace& traceIn, const RunSpe
     checkMachines(cluster, ch.placeMachines, "--place");
     checkMachines(cluster, ch.failMachines, "--fail-machine");
     checkMachines(cluster, ch.drainMachines, "--drain-machine");
+    if (ch.addMachines > 0)
+        checkMachines(cluster, {ch.addLike}, "--add-machines");
+    if (ch.addMachines < 0 || ch.addMachines > 100000)
+        throw ForkError("--add-machines: expected 1 to 100000 machines");
+    // (c) added machines: the parent's cluster plus copies, down from the start until decision K
+    ClusterSpec grown;
+    const ClusterSpec* runCluster = &cluster;
+    std::vector<int> added;
+    if (ch.addMachines > 0) {
+        grown = cluster;
+        for (int i = 1, n = 0; n < ch.addMachines; ++i) {
+            Machine m = cluster.machines[size_t(ch.addLike)];
+            m.name = "added-" + std::to_string(i);
+            if (std::any_of(grown.machines.begin(), grown.machines.end(), [&](const Machine& x) { return x.name == m.name; }))
+                continue;
+            added.push_back(int(grown.machines.size()));
+            grown.machines.push_back(std::move(m));
+            ++n;
+        }
+        grown.finalize();
+        const std::string bad = grown.validate();
+        if (!bad.empty())
+            throw ForkError("--add-machines: the grown cluster is invalid: " + bad);
+        runCluster = &grown;
+    }
     if (ch.placeJob >= 0 && ch.placeMachines.empty())
         throw ForkError("--place: no machines given for " + jobName(traceIn, ch.placeJob));
     std::unique_ptr<Scheduler> next;
@@ -226,6 +253,8 @@ RunOutput runFork(const ClusterSpec& cluster, const Trace& traceIn, const RunSpe
                 sim.addMachineEvent({sim.now(), m, MachineEventKind::Fail});
             for (int m : ch.drainMachines)
                 sim.addMachineEvent({sim.now(), m, MachineEventKind::Drain});
+            for (int m : added)
+                sim.addMachineEvent({sim.now(), m, MachineEventKind::Restore});
             if (next)
                 sim.switchPolicy(*next);
             for (int j : ch.queueFront)
@@ -243,7 +272,7 @@ RunOutput runFork(const ClusterSpec& cluster, const Trace& traceIn, const RunSpe
                     throw ForkError(nameOf(j) + " is " + toString(ctx.rt(j).status) + " at decision "
                                     + std::to_string(k) + " (t=" + std::to_string(sim.now()) + "), not pending");
                 std::string why;
-                std::vector<GpuSlot> slots = slotsOnMachines(sim, cluster, ctx.job(j), ch.placeMachines, why);
+                std::vector<GpuSlot> slots = slotsOnMachines(sim, *runCluster, ctx.job(j), ch.placeMachines, why);
                 if (slots.empty())
                     throw ForkError("forced placement of " + nameOf(j) + " at decision " + std::to_string(k)
                                     + " does not fit: " + why);
@@ -257,8 +286,12 @@ RunOutput runFork(const ClusterSpec& cluster, const Trace& traceIn, const RunSpe
             throw ForkError(std::string("at decision ") + std::to_string(k) + ": " + e.what());
         }
     };
-    auto prepare = [&](Simulator& sim) { sim.setDecisionHook(k - 1, hook); };
-    RunOutput out = runSimulation(cluster, *trace, spec, progress, table, {}, prepare);
+    auto prepare = [&](Simulator& sim) {
+        for (int m : added) // time < 0: down before the clock starts, no decision point of their own
+            sim.addMachineEvent({-1.0, m, MachineEventKind::Fail});
+        sim.setDecisionHook(k - 1, hook);
+    };
+    RunOutput out = runSimulation(*runCluster, *trace, spec, progress, table, {}, prepare);
     if (!applied && !out.cancelled)
         throw ForkError("the parent run has only " + std::to_string(out.summary.decisions) + " decisions, not "
                         + std::to_string(k));

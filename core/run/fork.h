@@ -30,6 +30,8 @@ struct ForkChange {
     PolicyOptions policyOptions;       ///<     its options
     std::vector<int> failMachines;     ///< (c) machines that fail at K (their jobs are requeued)
     std::vector<int> drainMachines;    ///< (c) machines drained at K (their jobs finish, nothing new starts)
+    int addMachines = 0;               ///< (c) machines added at K, each a copy of machine `addLike` (named
+    int addLike = 0;                   ///<     added-1, added-2, ...; down until K, so decisions before K see them busy)
     Trace burst;                       ///< (d) jobs arriving from K on: the first at the time of decision K,
                                        ///<     the others as far after it as in the burst file
 

@@ -356,6 +356,10 @@ void Simulator::begin()
     m_policy->reset(m_setup);
     for (SimObserver* o : m_obs)
         o->onRunStart(m_setup);
+    // machine events timed before the clock starts (time < 0): the machine is down from the start, without a
+    // decision point of its own (forks that add machines keep them down until the fork point)
+    while (m_nextMachineEvent < m_machineEvents.size() && m_machineEvents[m_nextMachineEvent].time < 0)
+        applyMachineEvent(m_machineEvents[m_nextMachineEvent++]);
 }
 
 void Simulator::arrive(int j)

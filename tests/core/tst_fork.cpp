@@ -314,6 +314,35 @@ private Q_SLOTS:
         QVERIFY(firstDivergence(*parent.log, *fork.log) >= k);
     }
 
+    void addedMachinesFromK()
+    {
+        const ClusterSpec c = cluster();
+        const Trace t = trace();
+        const RunSpec s = spec("fifo+firstfit");
+        const RunOutput parent = runSimulation(c, t, s);
+        const uint64_t k = parent.summary.decisions / 3;
+        ForkRequest req;
+        req.atDecision = k;
+        req.change.addMachines = 2;
+        req.change.addLike = 1;
+        const RunOutput fork = runFork(c, t, parent.spec, req, nullptr, true);
+        QCOMPARE(fork.log->machineCount, c.machineCount() + 2);
+        QVERIFY(fork.clusterFingerprint != parent.clusterFingerprint);
+        QCOMPARE(firstDivergence(*parent.log, *fork.log) >= k || firstDivergence(*parent.log, *fork.log) == 0, true);
+        const int firstNewGpu = c.totalGpus();
+        int onNew = 0;
+        for (size_t i = 0; i < fork.log->records.size(); ++i)
+            for (const PlacementRecord& pl : fork.log->records[i].placements)
+                for (const GpuSlot& g : pl.slots)
+                    if (g.gpu >= firstNewGpu) {
+                        QVERIFY2(i + 1 >= k, "an added machine was used before the fork point");
+                        ++onNew;
+                    }
+        QVERIFY(onNew > 0); // the queue is long at load 1.3: the new machines take jobs
+        QVERIFY(fork.summary.meanJctMin < parent.summary.meanJctMin);
+        QVERIFY(fork.forkChange.find("add 2 machine(s) like " + c.machines[1].name) != std::string::npos);
+    }
+
     void drainAndRestoreEvents()
     {
         const ClusterSpec c = cluster();
