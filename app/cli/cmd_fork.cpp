@@ -265,6 +265,9 @@ int cmdFork(Args& a)
     }
     if (parent.out.spec.traceFingerprint.empty())
         throw UsageError("run " + std::to_string(id) + " has no complete config to rerun (stored by an older SchedStudio)");
+    if (parent.out.spec.fork.rfind("start-state=", 0) == 0)
+        throw UsageError("run " + std::to_string(id) + " started from a start state (--start-state); forking such a run "
+                         "is not supported yet");
     if (!parent.out.spec.fork.empty())
         throw UsageError("run " + std::to_string(id) + " is itself a fork (" + parent.info.forkChange
                          + "); forking a fork is not supported: fork its parent with both changes");
