@@ -147,6 +147,12 @@ void MainWindow::buildActions()
         if (!p.isEmpty())
             loadCluster(p);
     });
+    file->addAction(tr("Import cluster &state…"), this, [this] {
+        const QString p = QFileDialog::getOpenFileName(this, tr("Import cluster state"), QString(),
+                                                       tr("Start states (*.csv *.json);;All files (*)"));
+        if (!p.isEmpty())
+            importClusterState(p);
+    });
     file->addSeparator();
     file->addAction(tr("New project &database…"), this, [this] {
         const QString p = QFileDialog::getSaveFileName(this, tr("New project database"),

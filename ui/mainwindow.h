@@ -123,6 +123,9 @@ public:
     /// Forks the current run at the current decision: `change` is "policy=P", "place=JOB:M1,M2",
     /// "fail=M1,M2", "drain=M1" or "queue-first=J1,J2" (the GUI's --fork). False (banner) when it cannot start.
     bool forkHere(const QString& change);
+    /// File ▸ Import cluster state: runs the scenario's first policy from the running and queued jobs in
+    /// `path` (docs/FORMATS.md "Start state"), read against the window's cluster. False (banner) on bad input.
+    bool importClusterState(const QString& path);
 
 Q_SIGNALS:
     void runsFinished();

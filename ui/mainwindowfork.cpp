@@ -3,9 +3,13 @@
 #include "mainwindow.h"
 
 #include <QDockWidget>
+#include <QFileInfo>
 #include <QTimer>
 
+#include "clusterdocument.h"
 #include "forkpanel.h"
+#include "io/startstateio.h"
+#include "run/forkstart.h"
 #include "teachingpanel.h"
 #include "run/fork.h"
 #include "run/forkdiff.h"
@@ -70,6 +74,20 @@ bool MainWindow::forkHere(const QString& change)
     }
     clearError();
     return m_runs->startFork(currentRun(), req);
+}
+
+bool MainWindow::importClusterState(const QString& path)
+{
+    std::shared_ptr<const StartState> state;
+    try {
+        state = std::make_shared<const StartState>(readStartState(path.toStdString(), m_clusterDoc->spec()));
+    } catch (const std::exception& e) {
+        showError(tr("Import cluster state: %1").arg(QString::fromUtf8(e.what())));
+        return false;
+    }
+    clearError();
+    return m_runs->startFromState(runRequest(currentScenario()), state, QFileInfo(path).fileName(),
+                                  [this](const RunPtr& r) { setCurrentRun(r); });
 }
 
 } // namespace ss::ui

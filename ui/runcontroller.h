@@ -15,6 +15,7 @@
 namespace ss {
 struct ForkRequest;
 struct RunDiff;
+struct StartState;
 }
 
 namespace ss::ui {
@@ -81,6 +82,10 @@ public:
     /// runcontrollerfork.cpp): the fork joins the history and the database like any run, then
     /// forkFinished(). False (and error()) when the run cannot be forked or a run is in progress.
     bool startFork(const RunPtr& parent, const ss::ForkRequest& req);
+    /// Runs `req`'s first policy and seed from a cluster's state (run/forkstart.h) in the background; the run
+    /// joins the history, then `done`. False (and error()) when it cannot start.
+    bool startFromState(const RunRequest& req, std::shared_ptr<const ss::StartState> state, const QString& label,
+                        std::function<void(RunPtr)> done = {});
     bool isRunning() const;
     /// A run waits for the trace that is loading (cleared when loading fails or is stopped).
     void setPendingRun(bool on) { m_pendingRun = on; }

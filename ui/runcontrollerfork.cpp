@@ -8,6 +8,7 @@
 #include "rundatabase.h"
 #include "run/fork.h"
 #include "run/forkdiff.h"
+#include "run/forkstart.h"
 
 namespace ss::ui {
 
@@ -60,6 +61,53 @@ bool RunController::startFork(const RunPtr& parent, const ForkRequest& req)
                             Q_EMIT runFinished(r);
                             Q_EMIT status(tr("Fork finished in %1 s").arg(r->out->wallSeconds, 0, 'f', 2));
                             Q_EMIT forkFinished(parent, r, diff);
+                        };
+                    });
+    return true;
+}
+
+bool RunController::startFromState(const RunRequest& req, std::shared_ptr<const StartState> state, const QString& label,
+                                   std::function<void(RunPtr)> done)
+{
+    if (!req.trace || !req.cluster || req.policies.isEmpty() || req.seeds.isEmpty()) {
+        Q_EMIT error(tr("Import cluster state: load a trace and tick a policy first."));
+        return false;
+    }
+    if (m_runJob->isRunning()) {
+        Q_EMIT error(tr("Import cluster state: a run is in progress; wait or press Stop."));
+        return false;
+    }
+    RunSpec spec;
+    spec.policy = req.policies.first().toStdString();
+    spec.options.backfill = req.backfill;
+    spec.config.seed = req.seeds.first();
+    spec.config.perf = PerfConfig::parse(req.perf.toStdString());
+    spec.config.recordDecisions = true;
+    spec.keepDecisionLog = true;
+    spec.traceSource = (req.trace == m_trace ? m_traceLoadedPath : QString()).toStdString();
+    spec.clusterSource = req.clusterLabel.toStdString();
+    const int id = m_nextRunId++;
+    m_runJob->start(tr("Running from cluster state %1…").arg(label),
+                    [=, this](const BackgroundJob::Progress& progress) -> std::function<void()> {
+                        RunOutput o = runFromStartState(*req.cluster, *req.trace, *state, spec, req.table.get(), progress);
+                        if (o.cancelled)
+                            return {};
+                        auto e = std::make_shared<RunEntry>();
+                        e->id = id;
+                        e->name = tr("from state %1: %2 seed %3").arg(label, QString::fromStdString(spec.policy)).arg(spec.config.seed);
+                        e->scenario = req.scenarioName;
+                        e->clusterLabel = req.clusterLabel;
+                        e->trace = std::make_shared<const Trace>(traceWithStartState(*req.trace, *state));
+                        e->cluster = req.cluster;
+                        e->out = std::make_shared<RunOutput>(std::move(o));
+                        prepareGantt(*e);
+                        RunPtr r = e;
+                        return [this, r, done] {
+                            m_history->addRun(r);
+                            m_db->save(r, QString());
+                            Q_EMIT runFinished(r);
+                            if (done)
+                                done(r);
                         };
                     });
     return true;

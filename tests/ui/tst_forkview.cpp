@@ -1,11 +1,13 @@
 // The Fork dock end to end (issue 21): fork the current run at the stepper's decision off the GUI thread,
 // the fork joins the history, the dock shows the first divergence, the Gantt diff and the per-job deltas;
 // a placement that does not fit and a bad change are errors that leave the history as it was.
+#include <QFile>
 #include <QPushButton>
 #include <QSettings>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "clusterdocument.h"
 #include "forkpanel.h"
 #include "mainwindow.h"
 #include "models.h"
@@ -103,6 +105,48 @@ private Q_SLOTS:
         QCOMPARE(fork->out->forkDecision, uint64_t(4));
         QTRY_VERIFY(w.forkPanel()->diff());
         QVERIFY(w.forkPanel()->diff()->firstDivergence == 0 || w.forkPanel()->diff()->firstDivergence >= 4);
+    }
+
+    // File ▸ Import cluster state: the state's running jobs start on their machines at the state's time
+    void importClusterState()
+    {
+        MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(w.openScenario(QStringLiteral(SS_SOURCE_DIR "/sample-traces/das-case.scenario.json")));
+        QVERIFY(w.waitForIdle(20000));
+        const ClusterSpec& c = w.clusterDocument()->spec();
+        QTemporaryDir dir;
+        const QString bad = dir.filePath("bad.csv"), good = dir.filePath("state.csv");
+        {
+            QFile f(bad);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("job_id,state,gpus,work,machines\n1,running,2,10,nosuch\n");
+        }
+        QVERIFY(!w.importClusterState(bad));
+        QVERIFY2(w.bannerText().contains(QStringLiteral("bad.csv:2")) && w.bannerText().contains(QStringLiteral("nosuch")),
+                 qPrintable(w.bannerText()));
+        {
+            QFile f(good);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QStringLiteral("# time=5\njob_id,state,gpus,work,machines\n7001,running,4,900,%1\n7002,queued,2,60,\n")
+                        .arg(QString::fromStdString(c.machines[3].name)).toUtf8());
+        }
+        const int rows = w.history()->rowCount();
+        QVERIFY2(w.importClusterState(good), qPrintable(w.bannerText()));
+        QVERIFY(w.waitForIdle(60000));
+        QCOMPARE(w.history()->rowCount(), rows + 1);
+        const RunPtr r = w.currentRun();
+        QVERIFY(r);
+        QCOMPARE(r->out->jobs.at(0).id, qint64(7001));
+        QCOMPARE(r->out->jobs.at(0).start, 5.0);
+        QCOMPARE(r->trace->jobs.at(0).id, qint64(7001)); // the views see the state's jobs
+        const DecisionRecord& d0 = r->out->log->records.at(0);
+        bool onMachine3 = false;
+        for (const PlacementRecord& pl : d0.placements)
+            if (pl.job == 0)
+                onMachine3 = !pl.slots.empty() && c.machineOfGpu(pl.slots[0].gpu) == 3;
+        QVERIFY(onMachine3);
     }
 
 private:
