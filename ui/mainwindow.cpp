@@ -46,6 +46,7 @@
 #include "trainingpanel.h"
 #include "viewhelpers.h"
 #include "whatifpanel.h"
+#include "forkpanel.h"
 
 static void initSchedResources()
 {
@@ -58,7 +59,7 @@ QStringList MainWindow::viewNames()
 {
     return {QStringLiteral("trace"), QStringLiteral("cluster"), QStringLiteral("topology"), QStringLiteral("stepper"),
             QStringLiteral("heatmaps"), QStringLiteral("gantt"), QStringLiteral("compare"), QStringLiteral("whatif"),
-            QStringLiteral("history"), QStringLiteral("teaching")
+            QStringLiteral("history"), QStringLiteral("teaching"), QStringLiteral("fork")
 #ifdef SS_UI_HAVE_TRAINING
             , QStringLiteral("training")
 #endif
@@ -86,6 +87,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     buildStatusBar();
     wireRuns();
     wireViews();
+    wireFork(); // mainwindowfork.cpp
 
     resize(1500, 950);
     m_defaultState = saveState(kStateVersion);
@@ -144,6 +146,12 @@ void MainWindow::buildActions()
                                                        tr("Clusters (*.json *.csv *.txt);;All files (*)"));
         if (!p.isEmpty())
             loadCluster(p);
+    });
+    file->addAction(tr("Import cluster &state…"), this, [this] {
+        const QString p = QFileDialog::getOpenFileName(this, tr("Import cluster state"), QString(),
+                                                       tr("Start states (*.csv *.json);;All files (*)"));
+        if (!p.isEmpty())
+            importClusterState(p);
     });
     file->addSeparator();
     file->addAction(tr("New project &database…"), this, [this] {
@@ -255,6 +263,7 @@ void MainWindow::buildDocks()
     m_whatIfPanel = new WhatIfPanel(this);
     m_historyPanel = new HistoryPanel(m_runs->history(), m_exports, this);
     m_teachingPanel = new TeachingPanel(this);
+    m_forkPanel = new ForkPanel(this);
 
     QDockWidget* scen = addView(QStringLiteral("scenario"), tr("Scenario"), m_scenarioPanel, Qt::LeftDockWidgetArea);
     QDockWidget* trace = addView(QStringLiteral("trace"), tr("Trace"), m_tracePanel, Qt::RightDockWidgetArea);
@@ -266,9 +275,10 @@ void MainWindow::buildDocks()
     QDockWidget* whatif = addView(QStringLiteral("whatif"), tr("What-if"), m_whatIfPanel, Qt::RightDockWidgetArea);
     QDockWidget* hist = addView(QStringLiteral("history"), tr("Run history"), m_historyPanel, Qt::RightDockWidgetArea);
     QDockWidget* stepper = addView(QStringLiteral("stepper"), tr("Decision stepper"), m_stepper, Qt::BottomDockWidgetArea);
+    QDockWidget* fork = addView(QStringLiteral("fork"), tr("Fork"), m_forkPanel, Qt::RightDockWidgetArea);
     QDockWidget* teach = addView(QStringLiteral("teaching"), tr("Teaching mode"), m_teachingPanel, Qt::RightDockWidgetArea);
 
-    for (QDockWidget* d : {cluster, topo, heat, gantt, cmp, whatif, hist})
+    for (QDockWidget* d : {cluster, topo, heat, gantt, cmp, whatif, fork, hist})
         tabifyDockWidget(trace, d);
     // The teaching panel sits beside the views (not tabbed with them) so the map stays visible.
     removeDockWidget(teach);
@@ -285,7 +295,7 @@ void MainWindow::buildDocks()
     for (const QString& key : {QStringLiteral("scenario"), QStringLiteral("trace"), QStringLiteral("cluster"),
                                QStringLiteral("topology"), QStringLiteral("stepper"), QStringLiteral("heatmaps"),
                                QStringLiteral("gantt"), QStringLiteral("compare"), QStringLiteral("whatif"),
-                               QStringLiteral("history"), QStringLiteral("teaching")})
+                               QStringLiteral("fork"), QStringLiteral("history"), QStringLiteral("teaching")})
         m_viewMenu->addAction(m_docks[key]->toggleViewAction());
 #ifdef SS_UI_HAVE_TRAINING
     m_viewMenu->addAction(m_docks[QStringLiteral("training")]->toggleViewAction());

@@ -43,6 +43,7 @@ class TeachingPanel;
 class TopologyPanel;
 class TracePanel;
 class WhatIfPanel;
+class ForkPanel;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -117,6 +118,14 @@ public:
     void resetLayout();
     /// Runs the what-if: the scenario's first policy on the original and on the changed setup.
     bool runWhatIf(const QString& clusterPreset, double loadFactor, const QString& policy);
+    /// The Fork dock (what-if forks of the current run at the current decision).
+    ForkPanel* forkPanel() const { return m_forkPanel; }
+    /// Forks the current run at the current decision: `change` is "policy=P", "place=JOB:M1,M2",
+    /// "fail=M1,M2", "drain=M1" or "queue-first=J1,J2" (the GUI's --fork). False (banner) when it cannot start.
+    bool forkHere(const QString& change);
+    /// File ▸ Import cluster state: runs the scenario's first policy from the running and queued jobs in
+    /// `path` (docs/FORMATS.md "Start state"), read against the window's cluster. False (banner) on bad input.
+    bool importClusterState(const QString& path);
 
 Q_SIGNALS:
     void runsFinished();
@@ -147,6 +156,7 @@ private:
     GanttPanel* m_ganttPanel = nullptr;
     ComparePanel* m_comparePanel = nullptr;
     WhatIfPanel* m_whatIfPanel = nullptr;
+    ForkPanel* m_forkPanel = nullptr;
     HistoryPanel* m_historyPanel = nullptr;
     TeachingPanel* m_teachingPanel = nullptr;
     QWidget* m_trainingPanel = nullptr;
@@ -165,6 +175,7 @@ private:
     void buildStatusBar();
     void wireRuns();
     void wireViews();
+    void wireFork();
     QDockWidget* addView(const QString& key, const QString& title, QWidget* w, Qt::DockWidgetArea area);
     QWidget* buildTrainingView(); ///< the training panel (LibTorch builds only)
     QString exportCaption() const;

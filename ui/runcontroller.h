@@ -14,6 +14,12 @@
 
 #include "runentry.h"
 
+namespace ss {
+struct ForkRequest;
+struct RunDiff;
+struct StartState;
+}
+
 namespace ss::ui {
 
 class BackgroundJob;
@@ -80,6 +86,14 @@ public:
     /// Runs the original and the changed setup one after the other; whatIfFinished() with both.
     /// False (and error()) when nothing changes or the change is not valid.
     bool startWhatIf(const RunRequest& base, const WhatIfChange& change);
+    /// Reruns `parent` from decision req.atDecision with req's change, off the GUI thread (run/fork.h,
+    /// runcontrollerfork.cpp): the fork joins the history and the database like any run, then
+    /// forkFinished(). False (and error()) when the run cannot be forked or a run is in progress.
+    bool startFork(const RunPtr& parent, const ss::ForkRequest& req);
+    /// Runs `req`'s first policy and seed from a cluster's state (run/forkstart.h) in the background; the run
+    /// joins the history, then `done`. False (and error()) when it cannot start.
+    bool startFromState(const RunRequest& req, std::shared_ptr<const ss::StartState> state, const QString& label,
+                        std::function<void(RunPtr)> done = {});
     bool isRunning() const;
     /// A run waits for the trace that is loading (cleared when loading fails or is stopped).
     void setPendingRun(bool on) { m_pendingRun = on; }
@@ -113,6 +127,9 @@ Q_SIGNALS:
     void allFinished(const QVector<ss::ui::RunPtr>& runs);
     void whatIfStarted(const QString& description);
     void whatIfFinished(const QString& description, double meanJctBefore, double meanJctAfter);
+    void forkStarted(const QString& description);
+    /// `diff` (parent = A, fork = B) was computed off the GUI thread.
+    void forkFinished(const ss::ui::RunPtr& parent, const ss::ui::RunPtr& fork, std::shared_ptr<const ss::RunDiff> diff);
     /// A run that is (or may be) current changed its entry: same output, now with a database id.
     void runReplaced(const ss::ui::RunPtr& run);
     /// A run's decision log came in from the database after loadRunLog().

@@ -22,15 +22,19 @@ TeachingPanel::TeachingPanel(QWidget* parent) : QWidget(parent)
     auto* prev = new QPushButton(tr("◀ Previous"), w);
     auto* next = new QPushButton(tr("Next ▶"), w);
     auto* das = new QPushButton(icon("teach"), tr("DAS case study"), w);
+    auto* fork = new QPushButton(tr("What if? Fork here"), w);
+    fork->setObjectName(QStringLiteral("teachingFork"));
+    fork->setToolTip(tr("Rerun this run from the current decision with another policy and show what follows"));
     prev->setFocusPolicy(Qt::NoFocus);
     next->setFocusPolicy(Qt::NoFocus);
-    v->addWidget(hbox({prev, next, das}, w));
+    v->addWidget(hbox({prev, next, das, fork}, w));
     m_text = new QTextBrowser(w);
     m_text->setOpenExternalLinks(false);
     v->addWidget(m_text, 1);
     connect(prev, &QPushButton::clicked, this, [this] { Q_EMIT stepRequested(-1); });
     connect(next, &QPushButton::clicked, this, [this] { Q_EMIT stepRequested(1); });
     connect(das, &QPushButton::clicked, this, &TeachingPanel::caseStudyRequested);
+    connect(fork, &QPushButton::clicked, this, &TeachingPanel::forkRequested);
     m_text->setHtml(tr("<p>Open the DAS case study and run it; then step with Next or the → key.</p>"));
 }
 

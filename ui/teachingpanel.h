@@ -22,6 +22,7 @@ public:
 Q_SIGNALS:
     void stepRequested(int delta);
     void caseStudyRequested(); ///< open and run the DAS case study
+    void forkRequested();      ///< "What if?": fork the run here with another policy (the Fork dock shows the outcome)
 
 protected:
     void showEvent(QShowEvent* e) override;

@@ -16,6 +16,7 @@
 #include "model/tracegen.h"
 #include "run/aggregate.h"
 #include "run/executor.h"
+#include "forkcli.h"
 #include "storehook.h"
 
 namespace ss::cli {
@@ -216,6 +217,7 @@ int cmdRun(Args& a)
     run.spec.keepDecisionLog = jsonl || wantsDecisionLog(a) || (a.has("db") && plan.inputs[0].trace->jobs.size() <= 100000);
     peekStoreOptions(a);
     makeScheduler(run.spec.policy, run.spec.options); // an unknown policy or bad --param fails before the run
+    const std::string startState = a.get("start-state"); // running and queued jobs at the start (cmd_fork.cpp)
     a.finish();
     ExecOptions ex;
     auto bar = stderrProgress(progress, "simulating");
@@ -232,12 +234,17 @@ int cmdRun(Args& a)
         else
             printSummary(out);
     };
+    if (!startState.empty()) {
+        RunOutput out = runPlannedFromStartState(startState, plan);
+        ex.onResult(0, out);
+        return 0;
+    }
     executePlan(plan, ex);
     return 0;
 }
 CliCommand c3("run",
               "--trace FILE --cluster PRESET|FILE --policy NAME --seed S [--json] [--perf SPEC] ... | --scenario FILE "
-              "[--policy NAME] : one run",
+              "[--policy NAME] [--start-state FILE] : one run",
               &cmdRun);
 
 // ------------------------------------------------------------------------------------------------ compare

@@ -147,6 +147,10 @@ int cmdShow(Args& args)
                     i.name.empty() ? "" : (" '" + i.name + "'").c_str(), i.experiment.c_str(), i.created.c_str(),
                     i.softwareVersion.c_str());
         std::printf("%s\n", provenanceLine(sr.out).c_str());
+        if (sr.info.forkDecision > 0) // a what-if fork (cmd_fork.cpp)
+            std::printf("fork of run %s at decision %llu: %s\n",
+                        sr.info.parentRunId > 0 ? std::to_string(sr.info.parentRunId).c_str() : "(another database)",
+                        (unsigned long long)sr.info.forkDecision, sr.info.forkChange.c_str());
         std::printf("stored: %zu jobs, %zu series points, %s\n", sr.out.jobs.size(), sr.out.series.size(),
                     sr.out.log ? (std::to_string(logRecords) + " decision records").c_str() : "no decision log");
         std::ostringstream summary;

@@ -44,7 +44,11 @@ int main(int argc, char** argv)
     QCommandLineOption dbOpt(QStringLiteral("db"),
                              QStringLiteral("Keep the run history in this project database (SQLite; created when missing)."),
                              QStringLiteral("FILE"));
-    cli.addOptions({scenarioOpt, runOpt, gotoOpt, viewOpt, shotOpt, darkOpt, sizeOpt, dbOpt});
+    QCommandLineOption forkOpt(QStringLiteral("fork"),
+                               QStringLiteral("Fork the current run at the current decision (after --goto-decision): policy=P, "
+                                              "place=JOB:M1,M2, fail=M1,M2, drain=M or queue-first=J1,J2; shows the Fork view."),
+                               QStringLiteral("CHANGE"));
+    cli.addOptions({scenarioOpt, runOpt, gotoOpt, viewOpt, shotOpt, darkOpt, sizeOpt, dbOpt, forkOpt});
     cli.addPositionalArgument(QStringLiteral("file"), QStringLiteral("A scenario, trace or cluster file to open."), QStringLiteral("[file]"));
     cli.process(app);
 
@@ -81,7 +85,7 @@ int main(int argc, char** argv)
         }
     }
     w.show();
-    if (!shot && !cli.isSet(runOpt) && !cli.isSet(gotoOpt) && !cli.isSet(viewOpt))
+    if (!shot && !cli.isSet(runOpt) && !cli.isSet(gotoOpt) && !cli.isSet(viewOpt) && !cli.isSet(forkOpt))
         return app.exec();
 
     auto finish = [&]() -> int {
@@ -89,6 +93,17 @@ int main(int argc, char** argv)
         if (cli.isSet(gotoOpt)) {
             const int k = cli.value(gotoOpt).toInt();
             w.setDecision(k - 1);
+        }
+        if (cli.isSet(forkOpt)) {
+            if (!w.forkHere(cli.value(forkOpt))) {
+                std::fprintf(stderr, "schedstudio: %s\n", qPrintable(w.bannerText()));
+                return 2;
+            }
+            w.waitForIdle(600000);
+            if (!w.bannerText().isEmpty())
+                std::fprintf(stderr, "schedstudio: %s\n", qPrintable(w.bannerText()));
+            if (!cli.isSet(viewOpt))
+                w.showView(QStringLiteral("fork"));
         }
         if (cli.isSet(viewOpt) && !w.showView(cli.value(viewOpt))) {
             std::fprintf(stderr, "schedstudio: unknown view '%s' (one of %s)\n", qPrintable(cli.value(viewOpt)),

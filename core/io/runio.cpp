@@ -97,6 +97,40 @@ JsonValue paramsJson(const std::map<std::string, std::string>& params)
     return o;
 }
 
+// [{"time": seconds, "machine": name, "kind": "fail"|"drain"|"restore"}, ...]; bad entries name file, line, field.
+std::vector<MachineEventSpec> readMachineEvents(const JsonReader& r, const JsonValue& root, const char* key)
+{
+    std::vector<MachineEventSpec> out;
+    const JsonValue* arr = root.find(key);
+    if (!arr)
+        return out;
+    if (!arr->isArray())
+        r.fail(*arr, key, "expected an array of {time, machine, kind} objects");
+    for (size_t i = 0; i < arr->array().size(); ++i) {
+        const JsonValue& v = arr->array()[i];
+        const std::string field = std::string(key) + "[" + std::to_string(i) + "]";
+        if (!v.isObject())
+            r.fail(v, field, "expected an object {time, machine, kind}");
+        MachineEventSpec e;
+        const JsonValue* t = v.find("time");
+        if (!t || !t->isNumber() || !std::isfinite(t->number()) || t->number() < 0)
+            r.fail(t ? *t : v, field + ".time", "expected a time in seconds >= 0");
+        e.time = t->number();
+        const JsonValue* m = v.find("machine");
+        if (m && m->isNumber() && m->number() >= 0 && m->number() == std::floor(m->number()))
+            e.machine = std::to_string(int64_t(m->number()));
+        else if (m && m->isString() && !m->string().empty())
+            e.machine = m->string();
+        else
+            r.fail(m ? *m : v, field + ".machine", "expected a machine name or index");
+        const JsonValue* k = v.find("kind");
+        if (!k || !k->isString() || !parseMachineEventKind(k->string(), e.kind))
+            r.fail(k ? *k : v, field + ".kind", "expected \"fail\", \"drain\" or \"restore\"");
+        out.push_back(std::move(e));
+    }
+    return out;
+}
+
 } // namespace
 
 // ------------------------------------------------------------------------------------------------ scenario
@@ -186,6 +220,8 @@ Scenario scenarioFromJson(const std::string& text, const std::string& baseDir, c
     s.params = readParams(r, root, "params");
     s.checkpoint = absoluteFrom(baseDir, r.string(root, "checkpoint", ""));
     s.throughputs = absoluteFrom(baseDir, r.string(root, "throughputs", ""));
+    for (const MachineEventSpec& e : readMachineEvents(r, root, "events"))
+        s.events.push_back({e.time, e.machine, toString(e.kind)});
     for (const JsonValue& v : r.array(root, "variants", false)) {
         if (!v.isObject())
             r.fail(v, "variants", "every variant must be an object");
@@ -247,6 +283,17 @@ JsonValue scenarioToJson(const Scenario& s, const std::string& baseDir)
         }
         o["variants"] = std::move(vars);
     }
+    if (!s.events.empty()) {
+        JsonValue ev = JsonValue::makeArray();
+        for (const ScenarioEvent& e : s.events) {
+            JsonValue x = JsonValue::makeObject();
+            x["time"] = num(e.time);
+            x["machine"] = str(e.machine);
+            x["kind"] = str(e.kind);
+            ev.push(std::move(x));
+        }
+        o["events"] = std::move(ev);
+    }
     return o;
 }
 
@@ -306,6 +353,19 @@ JsonValue runSpecToJson(const RunSpec& spec)
     cl["source"] = str(spec.clusterSource);
     o["cluster"] = std::move(cl);
     o["throughputs_fingerprint"] = str(spec.throughputsFingerprint);
+    if (!spec.fork.empty())
+        o["fork"] = str(spec.fork); // a what-if fork of another run (run/fork.h)
+    if (!spec.machineEvents.empty()) {
+        JsonValue ev = JsonValue::makeArray();
+        for (const MachineEventSpec& e : spec.machineEvents) {
+            JsonValue x = JsonValue::makeObject();
+            x["time"] = num(e.time);
+            x["machine"] = str(e.machine);
+            x["kind"] = str(toString(e.kind));
+            ev.push(std::move(x));
+        }
+        o["machine_events"] = std::move(ev);
+    }
     return o;
 }
 
@@ -348,6 +408,8 @@ RunSpec runSpecFromJson(const std::string& text, const std::string& file)
     s.clusterFingerprint = r.string(cl, "fingerprint", "");
     s.clusterSource = r.string(cl, "source", "");
     s.throughputsFingerprint = r.string(root, "throughputs_fingerprint", "");
+    s.fork = r.string(root, "fork", "");
+    s.machineEvents = readMachineEvents(r, root, "machine_events");
     const std::string id = r.string(root, "id", "");
     if (!id.empty() && id != s.id())
         r.fail(root, "id", "does not match the config (the file was edited or is damaged)");
@@ -462,6 +524,20 @@ ExperimentPlan planScenario(const Scenario& s, std::shared_ptr<const ThroughputT
     base.options.params = s.params;
     base.options.checkpoint = s.checkpoint;
     base.config.perf = PerfConfig::parse(s.perf);
+    for (size_t i = 0; i < s.events.size(); ++i) {
+        const ScenarioEvent& e = s.events[i];
+        MachineEventSpec m;
+        m.time = e.time;
+        m.machine = e.machine;
+        const std::string field = "events[" + std::to_string(i) + "]";
+        if (!parseMachineEventKind(e.kind, m.kind))
+            throw IoError(s.name.empty() ? "scenario" : s.name, 0, field + ".kind", "expected fail, drain or restore, got '" + e.kind + "'");
+        for (const RunInputs& in : inputs)
+            if (resolveEventMachine(*in.cluster, e.machine) < 0)
+                throw IoError(s.name.empty() ? "scenario" : s.name, 0, field + ".machine",
+                              "no machine '" + e.machine + "' in cluster " + in.cluster->name);
+        base.machineEvents.push_back(std::move(m));
+    }
     return expandPlan(std::move(inputs), s.policies, s.seedList(), base);
 }
 

@@ -31,7 +31,8 @@ private:
 
 RunOutput runSimulation(const ClusterSpec& cluster, const Trace& traceIn, const RunSpec& spec,
                         const std::function<bool(double)>& progress, const ThroughputTable* table,
-                        const std::vector<SimObserver*>& extraObservers)
+                        const std::vector<SimObserver*>& extraObservers,
+                        const std::function<void(Simulator&)>& prepare)
 {
     const std::string bad = cluster.validate();
     if (!bad.empty())
@@ -76,6 +77,15 @@ RunOutput runSimulation(const ClusterSpec& cluster, const Trace& traceIn, const 
     }
     for (SimObserver* o : extraObservers)
         sim.addObserver(o);
+    for (const MachineEventSpec& e : spec.machineEvents) {
+        const int m = resolveEventMachine(cluster, e.machine);
+        if (m < 0)
+            throw std::invalid_argument("machine event at t=" + std::to_string(e.time) + ": no machine '" + e.machine
+                                        + "' in cluster " + cluster.name);
+        sim.addMachineEvent({e.time, m, e.kind});
+    }
+    if (prepare)
+        prepare(sim);
 
     const auto t0 = std::chrono::steady_clock::now();
     out.cancelled = !sim.run(progress);
@@ -84,7 +94,7 @@ RunOutput runSimulation(const ClusterSpec& cluster, const Trace& traceIn, const 
     if (!spec.keepDecisionLog)
         out.log.reset();
 
-    out.policy = policy->name();
+    out.policy = sim.policy().name();
     out.seed = cfg.seed;
     out.perf = cfg.perf.toString();
     out.clusterName = cluster.name;
@@ -94,7 +104,9 @@ RunOutput runSimulation(const ClusterSpec& cluster, const Trace& traceIn, const 
     out.summary = metrics.summary();
     out.summary.events = sim.eventsProcessed();
     out.summary.decisions = sim.decisions();
-    out.summary.policyStats = policy->runStats();
+    out.summary.policyStats = sim.policy().runStats();
+    if (sim.failureRequeues() > 0) // jobs requeued because their machine failed (machine events, forks)
+        out.summary.policyStats.emplace_back("failure_requeues", double(sim.failureRequeues()));
     out.jobs = metrics.takeJobs();
     out.series = metrics.series();
     if (const InvariantChecker* inv = sim.invariants(); inv && !out.cancelled) {

@@ -78,7 +78,34 @@ std::string RunSpec::canonical() const
     o << "seed=" << config.seed << '\n';
     o << "perf=" << line(config.perf.toString()) << '\n';
     o << "max_time=" << exact(config.maxTime) << '\n';
+    for (const MachineEventSpec& e : machineEvents)
+        o << "machine_event=" << exact(e.time) << ',' << toString(e.kind) << ',' << line(e.machine) << '\n';
+    if (!fork.empty())
+        o << "fork=" << line(fork) << '\n';
     return o.str();
+}
+
+bool parseMachineEventKind(const std::string& s, MachineEventKind& kind)
+{
+    for (MachineEventKind k : {MachineEventKind::Fail, MachineEventKind::Drain, MachineEventKind::Restore})
+        if (s == toString(k)) {
+            kind = k;
+            return true;
+        }
+    return false;
+}
+
+int resolveEventMachine(const ClusterSpec& cluster, const std::string& machine)
+{
+    for (int m = 0; m < cluster.machineCount(); ++m)
+        if (cluster.machines[size_t(m)].name == machine)
+            return m;
+    if (!machine.empty() && machine.find_first_not_of("0123456789") == std::string::npos && machine.size() < 9) {
+        const int m = std::stoi(machine);
+        if (m < cluster.machineCount())
+            return m;
+    }
+    return -1;
 }
 
 std::string RunSpec::id() const { return sha256Hex(canonical()); }

@@ -3,6 +3,7 @@
 // store, in merges and in sweep resume. Two runs with the same identity give bit-identical results.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "policy/registry.h"
 #include "sim/engine.h"
@@ -11,6 +12,19 @@ namespace ss {
 
 /// The software version recorded with every run (CMake's project version).
 const char* softwareVersion();
+
+/// A machine event a run applies (scenario files' "events"): at `time` seconds, machine `machine` (by name,
+/// or its index when the cluster's machines have no names) fails, is drained or is restored.
+struct MachineEventSpec {
+    double time = 0;
+    std::string machine;
+    MachineEventKind kind = MachineEventKind::Fail;
+    bool operator==(const MachineEventSpec&) const = default;
+};
+/// "fail" / "drain" / "restore" -> kind; false for anything else.
+bool parseMachineEventKind(const std::string& s, MachineEventKind& kind);
+/// The machine an event names in `cluster` (by name, else a decimal index), -1 when none.
+int resolveEventMachine(const ClusterSpec& cluster, const std::string& machine);
 
 struct RunSpec {
     // --- what to run (set by the caller) ---
@@ -27,6 +41,10 @@ struct RunSpec {
     std::string checkpointFile;        ///< the checkpoint a learned policy reads ("" = none), informational
     std::string checkpointHash;        ///< SHA-256 of that file's bytes ("" = none)
     std::string version = softwareVersion();
+    /// A what-if fork: "parent=<parent run id hash>;decision=K;<change>" ("" = not a fork). Part of the
+    /// identity only when set, so that a fork never shares its parent's key.
+    std::string fork;
+    std::vector<MachineEventSpec> machineEvents; ///< failures and drains during the run (identity when set)
 
     // --- where output goes (not part of the identity) ---
     std::string decisionLogPath;       ///< stream the decision log here (binary; JSON lines: io/decisionlogjson.h)

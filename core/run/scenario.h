@@ -15,6 +15,13 @@ struct ScenarioVariant {
     std::string cluster;        ///< preset or file replacing the scenario's cluster ("" = same)
 };
 
+/// A machine failure, drain (maintenance) or restore at a time of the run (seconds from the trace start).
+struct ScenarioEvent {
+    double time = 0;
+    std::string machine;        ///< machine name (or index) in the scenario's cluster
+    std::string kind = "fail";  ///< fail | drain | restore
+};
+
 struct Scenario {
     static constexpr int kVersion = 1;
     static constexpr const char* kFormat = "schedstudio-scenario";
@@ -37,6 +44,7 @@ struct Scenario {
     std::string checkpoint;     ///< learned policies' checkpoint file ("" = shipped), absolute once read
     std::string throughputs;    ///< measured speed table (Gavel's simulation_throughputs.json format), absolute once read; "" = none
     std::vector<ScenarioVariant> variants;     ///< what-if variants run beside the base (none = base only)
+    std::vector<ScenarioEvent> events;         ///< machine failures and drains applied to every run
 
     /// The cluster as a readCluster argument ("" when Inline).
     std::string clusterRef() const;

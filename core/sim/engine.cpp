@@ -70,7 +70,7 @@ double SchedContext::start(int job, std::vector<GpuSlot> slots, std::string_view
 {
     const std::string err = m_sim.validateStart(job, slots);
     if (!err.empty())
-        throw PolicyError(m_sim.m_policy.name() + ": cannot start job " + std::to_string(job) + " at t="
+        throw PolicyError(m_sim.m_policy->name() + ": cannot start job " + std::to_string(job) + " at t="
                           + std::to_string(m_sim.m_now) + ": " + err);
     Simulator& s = m_sim;
     JobRuntime& r = s.m_rt[size_t(job)];
@@ -135,7 +135,7 @@ double SchedContext::start(int job, std::vector<GpuSlot> slots, std::string_view
     }
     for (SimObserver* o : s.m_obs)
         o->onJobStarted(s.m_now, job, r);
-    s.m_policy.onJobStarted(job, s.m_now, r);
+    s.m_policy->onJobStarted(job, s.m_now, r);
     if (co > 0)
         s.refreshRatesOn(r.slots, job);
     return r.rate;
@@ -144,7 +144,7 @@ double SchedContext::start(int job, std::vector<GpuSlot> slots, std::string_view
 void SchedContext::preempt(int job)
 {
     if (job < 0 || job >= jobCount() || m_sim.m_rt[size_t(job)].status != JobStatus::Running)
-        throw PolicyError(m_sim.m_policy.name() + ": cannot preempt job " + std::to_string(job) + ": not running");
+        throw PolicyError(m_sim.m_policy->name() + ": cannot preempt job " + std::to_string(job) + ": not running");
     if (m_record)
         m_record->preempted.push_back(job);
     m_sim.stopJob(job, false);
@@ -218,7 +218,7 @@ void SchedContext::recordPlacement(int job, const std::vector<GpuSlot>& slots, s
 // ------------------------------------------------------------------------------------------------ Simulator
 Simulator::Simulator(const ClusterSpec& cluster, const Trace& trace, Scheduler& policy, RunConfig cfg,
                      const ThroughputTable* table)
-    : m_cluster(cluster), m_trace(trace), m_policy(policy), m_cfg(cfg),
+    : m_cluster(cluster), m_trace(trace), m_policy(&policy), m_cfg(cfg),
       m_perf(cluster, trace, cfg.perf, cfg.seed, table), m_state(cluster), m_policyRng(cfg.seed * 0x2545F4914F6CDD1DULL + 7),
       m_setup{cluster, trace, m_perf, m_cfg}, m_ctx(*this)
 {
@@ -353,9 +353,13 @@ void Simulator::begin()
         const int spec = m_trace.jobs[j].gpuSpec;
         r.typeMask = spec >= 0 ? m_specMask[size_t(spec)] : ~0ULL;
     }
-    m_policy.reset(m_setup);
+    m_policy->reset(m_setup);
     for (SimObserver* o : m_obs)
         o->onRunStart(m_setup);
+    // machine events timed before the clock starts (time < 0): the machine is down from the start, without a
+    // decision point of its own (forks that add machines keep them down until the fork point)
+    while (m_nextMachineEvent < m_machineEvents.size() && m_machineEvents[m_nextMachineEvent].time < 0)
+        applyMachineEvent(m_machineEvents[m_nextMachineEvent++]);
 }
 
 void Simulator::arrive(int j)
@@ -384,7 +388,7 @@ void Simulator::arrive(int j)
     }
     if (m_cfg.recordDecisions)
         m_arrivedNow.push_back(j);
-    if (m_policy.hasAdmission()) {
+    if (m_policy->hasAdmission()) {
         r.status = JobStatus::Deferred; // until the admission stage accepts it, before this decision
         m_awaiting.push_back(j);
         return;
@@ -409,7 +413,7 @@ void Simulator::admitAwaiting()
     for (size_t i = 0; i < m_awaiting.size(); ++i) {
         const int j = m_awaiting[i];
         const bool late = m_rt[size_t(j)].enqueuedAt < 0;
-        AdmissionRecord a = m_policy.admit(m_ctx, j);
+        AdmissionRecord a = m_policy->admit(m_ctx, j);
         a.job = j;
         switch (a.verdict) {
         case Admit::Accept:
@@ -533,11 +537,15 @@ void Simulator::stopJob(int j, bool finished)
     }
     for (SimObserver* o : m_obs)
         o->onJobStopped(m_now, j, r, finished);
-    m_policy.onJobStopped(j, m_now, finished, r);
+    m_policy->onJobStopped(j, m_now, finished, r);
     std::vector<GpuSlot> released;
     released.swap(r.slots);
     if (!released.empty())
         refreshRatesOn(released, j);
+    if (!m_offline.empty()) // a failed or draining machine keeps the GPUs it gets back
+        for (const GpuSlot& g : released)
+            if (const int m = m_cluster.machineOfGpu(g.gpu); m_offline[size_t(m)] != 0)
+                blockFreeGpus(m);
 }
 
 void Simulator::complete(int j) { stopJob(j, true); }
@@ -584,6 +592,8 @@ bool Simulator::step()
         m_wakes.pop();
     if (!m_wakes.empty())
         t = std::min(t, m_wakes.top());
+    if (m_nextMachineEvent < m_machineEvents.size())
+        t = std::min(t, std::max(m_now, m_machineEvents[m_nextMachineEvent].time));
     if (!std::isfinite(t) || t > m_cfg.maxTime) {
         if (std::isfinite(m_cfg.maxTime) && t > m_cfg.maxTime)
             m_now = std::max(m_now, m_cfg.maxTime);
@@ -605,6 +615,10 @@ bool Simulator::step()
         ++m_events;
         complete(m_completions.topJob());
     }
+    while (m_nextMachineEvent < m_machineEvents.size() && m_machineEvents[m_nextMachineEvent].time <= m_now) {
+        ++m_events;
+        applyMachineEvent(m_machineEvents[m_nextMachineEvent++]);
+    }
     while (m_nextArrival < m_trace.jobs.size() && m_trace.jobs[m_nextArrival].submit <= m_now) {
         ++m_events;
         arrive(int(m_nextArrival++));
@@ -620,8 +634,10 @@ bool Simulator::step()
         admitAwaiting();
     else
         m_admittedLate.clear();
+    if (m_hook && m_decisions == m_hookAt)
+        m_hook(*this, m_ctx);
     if (m_pending.size() > 0 || !m_running.empty())
-        m_policy.schedule(m_ctx);
+        m_policy->schedule(m_ctx);
     m_ctx.m_record = nullptr;
     m_pending.compactIfSparse([this](const PendingQueue::Entry& e) {
         const JobRuntime& r = m_rt[size_t(e.job)];
@@ -649,7 +665,8 @@ bool Simulator::step()
             throw std::logic_error("invariant violated at t=" + std::to_string(m_now) + ": " + err);
     }
     // Deadlock: nothing running, nothing will arrive or wake us, yet jobs wait: they can never run.
-    if (m_running.empty() && m_nextArrival >= m_trace.jobs.size() && m_pending.size() > 0) {
+    if (m_running.empty() && m_nextArrival >= m_trace.jobs.size() && m_pending.size() > 0
+        && m_nextMachineEvent >= m_machineEvents.size()) {
         if (m_wakes.empty()) {
             finishRun();
             return false;

@@ -44,6 +44,7 @@ struct JobRuntime {
     double attained = 0;     ///< GPU-seconds of service (before the current run segment)
     double enqueuedAt = 0;   ///< when the job last joined the pending queue
     int preemptions = 0;
+    int failures = 0;        ///< times requeued because a machine it ran on failed (counted in preemptions too)
     int machines = 0;        ///< machines spanned by the current placement
     uint32_t version = 0;    ///< bumps when the completion time changes (stale heap entries are skipped)
     uint32_t queueSeq = 0;   ///< entry id in the pending queue
@@ -205,6 +206,21 @@ private:
     DecisionRecord* m_record = nullptr;
 };
 
+/// A machine event (scenario files, what-if forks): Fail stops the machine at once (its jobs are requeued
+/// and counted as failure requeues), Drain lets its running jobs finish but starts nothing new on it,
+/// Restore brings a failed or drained machine back.
+enum class MachineEventKind : uint8_t { Fail, Drain, Restore };
+const char* toString(MachineEventKind k);
+struct MachineEvent {
+    double time = 0;
+    int machine = 0;
+    MachineEventKind kind = MachineEventKind::Fail;
+};
+
+/// GPUs of a failed or drained machine are held by this pseudo-job (ClusterState::gpuOwner), so that no
+/// placement sees them as free.
+constexpr int kOfflineHolder = -2;
+
 /// The discrete-event simulator of one run.
 class Simulator {
 public:
@@ -218,6 +234,27 @@ public:
     bool step();
     /// Run to the end. `progress(fraction)` is called now and then; returning false cancels (returns false).
     bool run(const std::function<bool(double)>& progress = {});
+
+    // --- what-if hooks (forks): all off by default ---
+    /// Called at decision index `decision` (0-based; the stepper's decision decision+1) after that time
+    /// point's completions, arrivals, wake-ups and admission verdicts and before the policy decides, with the
+    /// context the policy will get (starts made here are logged in that decision's record). One hook per run.
+    using DecisionHook = std::function<void(Simulator&, SchedContext&)>;
+    void setDecisionHook(uint64_t decision, DecisionHook hook);
+    /// From now on `policy` decides (reset with this run's setup; it must outlive the simulator). Jobs
+    /// awaiting admission join the queue when the new policy has no admission stage.
+    void switchPolicy(Scheduler& policy);
+    Scheduler& policy() const { return *m_policy; }
+    /// Why `slots` cannot start `job` now ("" when they can).
+    std::string checkStart(int job, const std::vector<GpuSlot>& slots) const { return validateStart(job, slots); }
+    /// Moves these pending jobs to the head of the pending queue, in this order (others keep theirs).
+    /// Throws std::invalid_argument naming a job that is not pending.
+    void movePendingToFront(const std::vector<int>& jobs);
+    /// Machine events: applied at their time (in time order, before that time point's decision). Events at
+    /// or before now apply at once.
+    void addMachineEvent(const MachineEvent& e);
+    bool machineOffline(int m) const { return !m_offline.empty() && m_offline[size_t(m)] != 0; }
+    int failureRequeues() const { return m_failureRequeues; }
 
     double now() const { return m_now; }
     bool finished() const { return m_finished; }
@@ -260,7 +297,7 @@ private:
 
     const ClusterSpec& m_cluster;
     const Trace& m_trace;
-    Scheduler& m_policy;
+    Scheduler* m_policy;
     RunConfig m_cfg;
     PerfModel m_perf;
     ClusterState m_state;
@@ -294,6 +331,16 @@ private:
     std::vector<int> m_admittedLate; // accepted at this decision after a deferral
     void admitAwaiting();
     void enqueuePending(int j);
+
+    DecisionHook m_hook;
+    uint64_t m_hookAt = 0;
+    std::vector<MachineEvent> m_machineEvents; // sorted by time (stable), consumed from m_nextMachineEvent
+    size_t m_nextMachineEvent = 0;
+    std::vector<uint8_t> m_offline;            // per machine: 0 up, 1 failed, 2 draining
+    std::vector<std::vector<GpuSlot>> m_blocked; // per machine: GPUs held by kOfflineHolder
+    int m_failureRequeues = 0;
+    void applyMachineEvent(const MachineEvent& e);
+    void blockFreeGpus(int m);
 
     void begin();
     void arrive(int j);

@@ -71,6 +71,14 @@ ALTER TABLE runs ADD COLUMN be_jobs INTEGER;
 ALTER TABLE runs ADD COLUMN be_mean_jct_min REAL;
 ALTER TABLE runs ADD COLUMN policy_stats TEXT NOT NULL DEFAULT '';
 )SQL",
+    // 4: what-if forks (run/fork.h): the run a fork was made from (NULL = not a fork, or its parent lives in
+    // another database), the decision it was forked at (counted from 1) and the change, in words.
+    R"SQL(
+ALTER TABLE runs ADD COLUMN parent_run_id INTEGER;
+ALTER TABLE runs ADD COLUMN fork_decision INTEGER;
+ALTER TABLE runs ADD COLUMN fork_change TEXT NOT NULL DEFAULT '';
+CREATE INDEX runs_by_parent ON runs(parent_run_id);
+)SQL",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == size_t(kStoreSchemaVersion));
 
@@ -412,6 +420,19 @@ int64_t RunStore::insertRun(const std::string& experiment, const RunOutput& out,
     if (sqlite3_step(r) != SQLITE_DONE)
         fail("cannot write run");
     const int64_t runId = sqlite3_last_insert_rowid(m_db);
+    if (out.forkDecision > 0) {
+        sqlite3_stmt* f = prepare("UPDATE runs SET parent_run_id = ?, fork_decision = ?, fork_change = ? WHERE id = ?");
+        if (out.parentRunId > 0 && !keep) // a merged fork's parent id means nothing in this database
+            sqlite3_bind_int64(f, 1, out.parentRunId);
+        else
+            sqlite3_bind_null(f, 1);
+        sqlite3_bind_int64(f, 2, int64_t(out.forkDecision));
+        bindS(f, 3, out.forkChange);
+        sqlite3_bind_int64(f, 4, runId);
+        if (sqlite3_step(f) != SQLITE_DONE)
+            fail("cannot write the fork of a run");
+        sqlite3_reset(f);
+    }
 
     sqlite3_stmt* j = prepare("INSERT INTO jobs(run_id, idx, job_id, submit, start, end_t, jct, queueing, gpus, "
                               "machines, fee, gpu_seconds, preemptions, deadline_met, deadline_value, duration, "
@@ -584,6 +605,15 @@ StoredRun RunStore::loadRun(int64_t id, bool withLog) const
         } catch (const std::exception&) {
             // a damaged stats text: the run loads without them
         }
+    }
+    sqlite3_reset(q);
+
+    q = prepare("SELECT parent_run_id, fork_decision, fork_change FROM runs WHERE id = ?");
+    sqlite3_bind_int64(q, 1, id);
+    if (sqlite3_step(q) == SQLITE_ROW) {
+        o.parentRunId = sr.info.parentRunId = sqlite3_column_int64(q, 0);
+        o.forkDecision = sr.info.forkDecision = uint64_t(sqlite3_column_int64(q, 1));
+        o.forkChange = sr.info.forkChange = colS(q, 2);
     }
     sqlite3_reset(q);
 

@@ -44,6 +44,9 @@ struct RunInfo {
     double meanJctMin = 0;
     double wallSeconds = 0;
     bool hasLog = false;
+    int64_t parentRunId = 0;   ///< a what-if fork's parent (0 = none); filled by loadRun
+    uint64_t forkDecision = 0; ///< decision it was forked at, counted from 1 (0 = not a fork)
+    std::string forkChange;    ///< the change, in words
 };
 
 struct RunFilter {
@@ -61,7 +64,7 @@ struct StoredRun {
 };
 
 /// Current on-disk schema version (PRAGMA user_version). Opening an older file migrates it forward.
-constexpr int kStoreSchemaVersion = 3;
+constexpr int kStoreSchemaVersion = 4;
 
 /// One open database file. Not thread-safe: use one RunStore per thread (several may open one file; writers
 /// wait up to 30 s for each other).

@@ -6,8 +6,11 @@
 //  (b) runs a 100k-job simulation through the window's own background worker while a 5 ms QTimer on the
 //      GUI thread records the longest gap between its ticks (result hand-over and first views included).
 //      Target: no stall over 50 ms.
+//  (d) with --fork: then forks that run at its middle decision with another policy through the Fork dock
+//      (replay to K, the change, the rest, the diff and its table), timing the GUI thread the same way.
+//      Target: no stall over 50 ms.
 //  (c) with --train N in a LibTorch build: N training iterations through the window's training panel.
-//   bench_gui [--jobs N] [--load X] [--steps K] [--skip-a] [--skip-b] [--train N]
+//   bench_gui [--jobs N] [--load X] [--steps K] [--skip-a] [--skip-b] [--fork] [--train N]
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QEventLoop>
@@ -55,6 +58,7 @@ ClusterSpec bigCluster()
 }
 
 QString g_shot; ///< --screenshot FILE: the window after training
+bool g_fork = false; ///< --fork: part (d)
 
 double ms(const QElapsedTimer& t) { return t.nsecsElapsed() / 1e6; }
 
@@ -225,6 +229,38 @@ void benchStall(const ClusterSpec& cluster, int jobs, double load)
                 "(%s the result hand-over); %d gaps over 50 ms  %s\n",
                 ticks, maxRunGap, maxGap, maxGapAt / 1000, maxGapAt >= finishedAt ? "after" : "before", over50,
                 maxGap <= 50 ? "OK" : "OVER");
+    if (!g_fork)
+        return;
+    // (d) fork the run at its middle decision with another policy, through the Fork dock
+    w.setDecision(w.decisionCount() / 2);
+    const int k = w.currentDecision() + 1;
+    maxGap = 0;
+    over50 = 0;
+    ticks = 0;
+    wall.restart();
+    clock.restart();
+    tick.start();
+    if (!w.forkHere(QStringLiteral("policy=fifo+firstfit"))) {
+        std::printf("(d) cannot fork: %s\n", qPrintable(w.bannerText()));
+        return;
+    }
+    QEventLoop forkLoop;
+    QTimer poll;
+    QObject::connect(&poll, &QTimer::timeout, &forkLoop, [&] {
+        if (!w.isBusy()) {
+            poll.stop();
+            finishedAt = ms(wall);
+            QTimer::singleShot(500, &forkLoop, &QEventLoop::quit);
+        }
+    });
+    poll.start(10);
+    forkLoop.exec();
+    tick.stop();
+    std::printf("(d) fork at decision %d of %d (policy fifo+firstfit from there) in the window's worker: done after %.2f s%s\n",
+                k, w.decisionCount(), finishedAt / 1000,
+                w.bannerText().isEmpty() ? "" : qPrintable(QStringLiteral(" (banner: %1)").arg(w.bannerText())));
+    std::printf("    GUI thread, 5 ms timer, %d ticks: longest gap %.1f ms at %.2f s; %d gaps over 50 ms  %s\n", ticks, maxGap,
+                maxGapAt / 1000, over50, maxGap <= 50 ? "OK" : "OVER");
 }
 
 #ifdef SS_UI_HAVE_TRAINING
@@ -320,6 +356,8 @@ int main(int argc, char** argv)
             a = false;
         else if (args[i] == QLatin1String("--skip-b"))
             b = false;
+        else if (args[i] == QLatin1String("--fork"))
+            g_fork = true;
         else {
             std::fprintf(stderr, "usage: bench_gui [--jobs N] [--load X] [--steps K] [--skip-a] [--skip-b] [--train ITERATIONS]\n");
             return 2;

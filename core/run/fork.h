@@ -1,0 +1,76 @@
+#pragma once
+// What-if forks: rerun a run from one of its decisions with one thing changed — the job placed at that
+// decision, the queue order, the policy from there on, machines failed or drained at that time, or a burst
+// of arrivals from then on — and compare the result with the parent (run/rundiff.h).
+//
+// A fork replays its parent deterministically up to decision K (runs are deterministic: same inputs and
+// seed give the same decisions), applies the change just before the policy decides at K, and runs on.
+// Decisions 1..K-1 of a fork therefore equal the parent's, and a fork with no change equals its parent.
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "run/runner.h"
+
+namespace ss {
+
+/// A fork that cannot be made (a forced placement that does not fit, a job that is not pending at K, a
+/// decision past the end of the run, an unknown machine): the message is one line; nothing is stored.
+class ForkError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+struct ForkChange {
+    int placeJob = -1;                 ///< (a) job index (trace order) started at decision K ...
+    std::vector<int> placeMachines;    ///< ... on these machines (GPUs taken in this order, free ones first)
+    std::vector<int> queueFront;       ///< (a') job indices moved to the head of the queue at K, in this order
+    std::string policy;                ///< (b) policy deciding from K on ("" = the parent's)
+    PolicyOptions policyOptions;       ///<     its options
+    std::vector<int> failMachines;     ///< (c) machines that fail at K (their jobs are requeued)
+    std::vector<int> drainMachines;    ///< (c) machines drained at K (their jobs finish, nothing new starts)
+    int addMachines = 0;               ///< (c) machines added at K, each a copy of machine `addLike` (named
+    int addLike = 0;                   ///<     added-1, added-2, ...; down until K, so decisions before K see them busy)
+    Trace burst;                       ///< (d) jobs arriving from K on: the first at the time of decision K,
+                                       ///<     the others as far after it as in the burst file
+
+    bool empty() const;
+    /// One line naming every change, e.g. "place job 12 on m3,m4; policy sjf+bestfit; fail m7".
+    std::string describe(const ClusterSpec& cluster, const Trace& trace) const;
+};
+
+struct ForkRequest {
+    uint64_t atDecision = 1;           ///< K, counted from 1 as in the stepper
+    ForkChange change;
+    int64_t parentRunId = 0;           ///< the parent's store id (0 = not stored)
+};
+
+/// The trace in the order the engine indexes it (runSimulation sorts a copy only when submit times are out
+/// of order): job indices in a ForkChange and in decision logs refer to this order.
+Trace engineTrace(const Trace& trace);
+/// Index (engine order) of the job with trace id `id`, -1 when none.
+int jobIndexById(const Trace& engineOrdered, int64_t id);
+
+/// The time of decision K (counted from 1) of `spec` on these inputs, by replaying up to it. Throws
+/// ForkError when the run has fewer decisions.
+double decisionTime(const ClusterSpec& cluster, const Trace& trace, const RunSpec& spec, uint64_t k,
+                    const ThroughputTable* table = nullptr);
+
+/// `trace` (engine order) plus `burst` shifted so its first job arrives at t0, merged by submit time with the
+/// trace's jobs first on equal times; burst jobs get ids after the trace's largest.
+Trace withBurst(const Trace& trace, const Trace& burst, double t0);
+
+/// Runs the fork of the run `parent` (its complete spec, as stored) on the parent's cluster and trace.
+/// The result's spec carries the fork (RunSpec::fork), parentRunId, forkDecision and forkChange are set.
+/// Throws ForkError (see above), std::invalid_argument for an unknown policy.
+RunOutput runFork(const ClusterSpec& cluster, const Trace& trace, const RunSpec& parent, const ForkRequest& req,
+                  const ThroughputTable* table = nullptr, bool keepLog = false,
+                  const std::function<bool(double)>& progress = {});
+
+/// The GPUs `job` would get on `machines` now (free whole GPUs in machine order; a fractional job takes
+/// the first GPU with room). Empty with `why` set when they do not fit.
+std::vector<GpuSlot> slotsOnMachines(const Simulator& sim, const ClusterSpec& cluster, const Job& job,
+                                     const std::vector<int>& machines, std::string& why);
+
+} // namespace ss

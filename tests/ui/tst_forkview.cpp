@@ -1,0 +1,157 @@
+// The Fork dock end to end (issue 21): fork the current run at the stepper's decision off the GUI thread,
+// the fork joins the history, the dock shows the first divergence, the Gantt diff and the per-job deltas;
+// a placement that does not fit and a bad change are errors that leave the history as it was.
+#include <QFile>
+#include <QPushButton>
+#include <QSettings>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "clusterdocument.h"
+#include "forkpanel.h"
+#include "mainwindow.h"
+#include "models.h"
+
+using namespace ss;
+using namespace ss::ui;
+
+class TestForkView : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, m_settings.path());
+        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_settings.path());
+    }
+
+    void forkFromTheStepper()
+    {
+        MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(w.openScenario(QStringLiteral(SS_SOURCE_DIR "/sample-traces/das-case.scenario.json")));
+        QVERIFY(w.waitForIdle(20000));
+        QVERIFY(w.runScenario());
+        QVERIFY(w.waitForIdle(60000));
+        RunPtr fifo;
+        for (const RunPtr& r : w.history()->allRuns())
+            if (r->policy() == QStringLiteral("fifo+firstfit"))
+                fifo = r;
+        QVERIFY(fifo);
+        const int before = w.history()->rowCount();
+        w.setCurrentRun(fifo);
+        w.setDecision(2); // decision 3
+        QCOMPARE(w.currentDecision(), 2);
+        QVERIFY(!w.forkHere(QStringLiteral("explode=now")));
+        QVERIFY(w.bannerText().contains(QStringLiteral("not a change")));
+        QVERIFY(!w.forkHere(QStringLiteral("fail=nosuch")));
+        QCOMPARE(w.history()->rowCount(), before);
+
+        QVERIFY2(w.forkHere(QStringLiteral("policy=sjf+bestfit")), qPrintable(w.bannerText()));
+        QVERIFY(w.isBusy()); // off the GUI thread
+        QVERIFY(w.waitForIdle(60000));
+        QVERIFY2(w.bannerText().isEmpty(), qPrintable(w.bannerText()));
+        QCOMPARE(w.history()->rowCount(), before + 1);
+        const RunPtr fork = w.history()->run(w.history()->rowCount() - 1);
+        QCOMPARE(fork->out->forkDecision, uint64_t(3));
+        QCOMPARE(fork->out->policy, std::string("sjf+bestfit"));
+        QTRY_VERIFY(w.forkPanel()->diff()); // shown a turn of the event loop after the hand-over
+        const RunDiff* d = w.forkPanel()->diff();
+        QVERIFY(d->logsCompared);
+        QVERIFY(d->firstDivergence == 0 || d->firstDivergence >= 3);
+        QCOMPARE(w.forkPanel()->deltaRows(), d->moved + d->onlyA + d->onlyB);
+        QCOMPARE(w.forkPanel()->findChild<GanttDiffView*>()->rows(), std::min(60, d->moved));
+
+        // a placement that does not fit: an error, nothing added. Job 0 of the trace is done or running by
+        // decision 3, so it is not pending either way.
+        w.setCurrentRun(fifo);
+        w.setDecision(2);
+        const QString job = QString::number(fifo->trace->jobs[0].id);
+        const int rows = w.history()->rowCount();
+        QVERIFY(w.forkHere(QStringLiteral("place=%1:%2").arg(job, QString::fromStdString(fifo->cluster->machines[0].name))));
+        QVERIFY(w.waitForIdle(60000));
+        QVERIFY2(w.bannerText().contains(QStringLiteral("not pending")), qPrintable(w.bannerText()));
+        QCOMPARE(w.history()->rowCount(), rows);
+    }
+
+    // the DAS tour's "What if? Fork here": DAS's decision 4 rerun under FIFO from there
+    void teachingForksDas()
+    {
+        MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(w.openScenario(QStringLiteral(SS_SOURCE_DIR "/sample-traces/das-case.scenario.json")));
+        QVERIFY(w.waitForIdle(20000));
+        QVERIFY(w.runScenario());
+        QVERIFY(w.waitForIdle(60000));
+        RunPtr das;
+        for (const RunPtr& r : w.history()->allRuns())
+            if (r->policy() == QStringLiteral("das"))
+                das = r;
+        if (!das)
+            QSKIP("this build runs no DAS (no LibTorch module)");
+        w.setCurrentRun(das);
+        w.setDecision(3);
+        w.showView(QStringLiteral("teaching"));
+        auto* button = w.findChild<QPushButton*>(QStringLiteral("teachingFork"));
+        QVERIFY(button);
+        const int rows = w.history()->rowCount();
+        button->click();
+        QVERIFY(w.waitForIdle(60000));
+        QVERIFY2(w.bannerText().isEmpty(), qPrintable(w.bannerText()));
+        QCOMPARE(w.history()->rowCount(), rows + 1);
+        const RunPtr fork = w.history()->run(rows);
+        QCOMPARE(fork->out->policy, std::string("fifo+firstfit"));
+        QCOMPARE(fork->out->forkDecision, uint64_t(4));
+        QTRY_VERIFY(w.forkPanel()->diff());
+        QVERIFY(w.forkPanel()->diff()->firstDivergence == 0 || w.forkPanel()->diff()->firstDivergence >= 4);
+    }
+
+    // File ▸ Import cluster state: the state's running jobs start on their machines at the state's time
+    void importClusterState()
+    {
+        MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(w.openScenario(QStringLiteral(SS_SOURCE_DIR "/sample-traces/das-case.scenario.json")));
+        QVERIFY(w.waitForIdle(20000));
+        const ClusterSpec& c = w.clusterDocument()->spec();
+        QTemporaryDir dir;
+        const QString bad = dir.filePath("bad.csv"), good = dir.filePath("state.csv");
+        {
+            QFile f(bad);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("job_id,state,gpus,work,machines\n1,running,2,10,nosuch\n");
+        }
+        QVERIFY(!w.importClusterState(bad));
+        QVERIFY2(w.bannerText().contains(QStringLiteral("bad.csv:2")) && w.bannerText().contains(QStringLiteral("nosuch")),
+                 qPrintable(w.bannerText()));
+        {
+            QFile f(good);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QStringLiteral("# time=5\njob_id,state,gpus,work,machines\n7001,running,4,900,%1\n7002,queued,2,60,\n")
+                        .arg(QString::fromStdString(c.machines[3].name)).toUtf8());
+        }
+        const int rows = w.history()->rowCount();
+        QVERIFY2(w.importClusterState(good), qPrintable(w.bannerText()));
+        QVERIFY(w.waitForIdle(60000));
+        QCOMPARE(w.history()->rowCount(), rows + 1);
+        const RunPtr r = w.currentRun();
+        QVERIFY(r);
+        QCOMPARE(r->out->jobs.at(0).id, qint64(7001));
+        QCOMPARE(r->out->jobs.at(0).start, 5.0);
+        QCOMPARE(r->trace->jobs.at(0).id, qint64(7001)); // the views see the state's jobs
+        const DecisionRecord& d0 = r->out->log->records.at(0);
+        bool onMachine3 = false;
+        for (const PlacementRecord& pl : d0.placements)
+            if (pl.job == 0)
+                onMachine3 = !pl.slots.empty() && c.machineOfGpu(pl.slots[0].gpu) == 3;
+        QVERIFY(onMachine3);
+    }
+
+private:
+    QTemporaryDir m_settings;
+};
+
+QTEST_MAIN(TestForkView)
+#include "tst_forkview.moc"
