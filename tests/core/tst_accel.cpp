@@ -7,6 +7,7 @@
 
 #include <fstream>
 
+#include "../clirun.h"
 #include "io/accelio.h"
 #include "io/ioerror.h"
 #include "model/rng.h"
@@ -351,6 +352,36 @@ private Q_SLOTS:
         const AccelMetrics m = computeMetrics(s.workload, simulate(s.workload, cost, *sc, s.sim));
         QCOMPARE(m.completed, m.requests);
         QVERIFY(m.slaRate > 0);
+    }
+
+    void cliRunsTheBundledScenario()
+    {
+        const std::string file = std::string(SS_SOURCE_DIR) + "/sample-traces/relmas.scenario.json";
+        const sstest::CliResult r = sstest::runCli(
+            {"run", "--scenario", "sample-traces/relmas.scenario.json", "--policy", "llf", "--json"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        const JsonValue v = parseJson(r.out.toStdString(), "stdout");
+        const JsonValue& run = v.find("runs")->array().at(0);
+        QCOMPARE(run.find("policy")->string(), std::string("llf"));
+        const AccelScenario s = readAccelScenario(file);
+        const CostTable cost(s.workload.chip, s.workload.networks);
+        auto llf = makeAccelScheduler("llf");
+        const AccelMetrics m = computeMetrics(s.workload, simulate(s.workload, cost, *llf, s.sim));
+        QCOMPARE(run.find("met")->number(), double(m.met)); // the CLI runs what the library runs
+        QCOMPARE(run.find("sla_satisfaction")->number(), m.slaRate);
+        const sstest::CliResult c = sstest::runCli(
+            {"compare", "--scenario", "sample-traces/relmas.scenario.json", "--policies", "fcfs,hetero", "--json"});
+        QVERIFY2(c.code == 0, c.err.constData());
+        const JsonValue cv = parseJson(c.out.toStdString(), "stdout");
+        QCOMPARE(cv.find("runs")->array().size(), size_t(2));
+        double lowest = 1;
+        for (const JsonValue& x : cv.find("runs")->array())
+            lowest = std::min(lowest, x.find("energy_overhead")->number());
+        QCOMPARE(lowest, 0.0);
+        const sstest::CliResult bad =
+            sstest::runCli({"run", "--scenario", "sample-traces/relmas.scenario.json", "--policy", "nope"});
+        QCOMPARE(bad.code, 2);
+        QVERIFY(bad.err.contains("unknown accelerator policy 'nope'"));
     }
 };
 
