@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "io/accelio.h"
+#include "io/decisionlogjson.h"
 #include "io/ioerror.h"
 #include "io/runio.h"
 #include "model/rng.h"
@@ -91,6 +92,8 @@ int runAccelScenario(Args& a, bool single)
     if (!(s.sim.period > 0))
         throw UsageError("--period must be > 0");
     const std::map<std::string, std::string> params = paramsOf(a, s);
+    // --log-out FILE.jsonl (run only): the decision log, one JSON line per scheduling cycle
+    const std::string logOut = single ? a.get("log-out", "") : std::string();
     a.finish();
     std::vector<std::unique_ptr<AccelScheduler>> scheds;
     for (const std::string& p : s.policies) {
@@ -103,9 +106,14 @@ int runAccelScenario(Args& a, bool single)
     const CostTable cost(s.workload.chip, s.workload.networks);
     SimConfig cfg = s.sim;
     cfg.keepTimeline = false;
+    cfg.keepLog = !logOut.empty();
     std::vector<AccelMetrics> ms;
-    for (auto& sc : scheds)
-        ms.push_back(computeMetrics(s.workload, simulate(s.workload, cost, *sc, cfg)));
+    for (auto& sc : scheds) {
+        const SimResult r = simulate(s.workload, cost, *sc, cfg);
+        if (r.log)
+            writeDecisionLogJsonl(*r.log, logOut);
+        ms.push_back(computeMetrics(s.workload, r));
+    }
     double lowest = 0;
     for (const AccelMetrics& m : ms)
         lowest = lowest == 0 ? m.energyUj : std::min(lowest, m.energyUj);

@@ -173,7 +173,15 @@ private Q_SLOTS:
         auto fcfs = makeAccelScheduler("fcfs");
         SimConfig cfg;
         cfg.period = 0.5 * c; // a cycle when the second arrives
+        cfg.keepLog = true;
         const SimResult r = simulate(w, cost, *fcfs, cfg);
+        // the decision log: one record per deciding cycle, the started layer's sub-accelerator as its slot
+        QVERIFY(r.log);
+        QCOMPARE(r.log->records.size(), size_t(2));
+        QCOMPARE(r.log->records[1].time, 0.5 * c);
+        QCOMPARE(r.log->records[1].placements.at(0).job, 1);
+        QCOMPARE(r.log->records[1].placements.at(0).slots.at(0).gpu, 1); // sub 0 is busy with request 0
+        QCOMPARE(r.log->records[1].placements.at(0).affinity.size(), size_t(2));
         // 0 .. 0.5c alone at full rate; then both at 2/3: the first's 0.5c left takes 0.75c (ends 1.25c);
         // the second did 0.5c of work by then and finishes its last 0.5c alone (ends 1.75c)
         QVERIFY(qAbs(r.requests[0].finish - 1.25 * c) < 1e-9 * c);
