@@ -421,6 +421,9 @@ std::string summaryJson(const RunOutput& o, int indent)
 
 ExperimentPlan planScenario(const Scenario& s, std::shared_ptr<const ThroughputTable> table)
 {
+    if (s.mode == Scenario::Mode::Accelerator)
+        throw IoError(s.path.empty() ? s.name : s.path, 0, "mode",
+                      "an accelerator scenario: run it with schedstudio-cli run/compare --scenario (docs/ACCELERATOR.md)");
     if (s.tracePath.empty())
         throw IoError(s.name.empty() ? "scenario" : s.name, 0, "trace", "the scenario names no trace");
     if (s.policies.empty())
