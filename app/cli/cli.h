@@ -49,6 +49,11 @@ struct CliCommand {
     CliCommand(const char* name, const char* synopsis, CommandFn fn);
 };
 
+/// `run`/`compare --scenario FILE` on a mode-"accelerator" scenario (cmd_accel.cpp); `single` = run.
+int runAccelScenario(Args& a, bool single);
+/// True when FILE is a scenario with "mode": "accelerator".
+bool isAccelScenario(const std::string& file);
+
 /// "1,2,5-8" -> 1 2 5 6 7 8. Throws UsageError naming the bad item.
 std::vector<uint64_t> parseSeedList(const std::string& s);
 

@@ -201,6 +201,8 @@ ExperimentPlan planFromArgs(Args& a, bool single, bool verbose, std::shared_ptr<
 
 int cmdRun(Args& a)
 {
+    if (a.has("scenario") && isAccelScenario(a.get("scenario")))
+        return runAccelScenario(a, true);
     const bool json = a.flag("json");
     const bool progress = printProgressEnabled(a);
     std::shared_ptr<const ThroughputTable> table;
@@ -250,6 +252,8 @@ CliCommand c3("run",
 // ------------------------------------------------------------------------------------------------ compare
 int cmdCompare(Args& a)
 {
+    if (a.has("scenario") && isAccelScenario(a.get("scenario")))
+        return runAccelScenario(a, false);
     const bool json = a.flag("json");
     const long threads = a.getInt("jobs", 1);
     if (threads < 1 || threads > 256)

@@ -156,6 +156,12 @@ Scenario scenarioFromJson(const std::string& text, const std::string& baseDir, c
     Scenario s;
     s.name = r.string(root, "name", "");
     s.description = r.string(root, "description", "");
+    if (const std::string mode = r.string(root, "mode", "gpu"); mode == "accelerator") {
+        // the accelerator part (chip, networks, requests) is read by io/accelio.h (readAccelScenario)
+        s.mode = Scenario::Mode::Accelerator;
+    } else if (mode != "gpu") {
+        r.fail(*root.find("mode"), "mode", "unknown mode '" + mode + "' (expected \"gpu\" or \"accelerator\")");
+    }
     if (const JsonValue* tr = root.find("trace"); tr && !tr->isNull()) {
         if (tr->isString()) {
             s.tracePath = absoluteFrom(baseDir, tr->string());
@@ -301,7 +307,9 @@ Scenario readScenario(const std::string& path)
 {
     std::error_code ec;
     const std::string base = fs::absolute(path, ec).parent_path().string();
-    return scenarioFromJson(readFile(path), base, path);
+    Scenario s = scenarioFromJson(readFile(path), base, path);
+    s.path = fs::absolute(path, ec).string();
+    return s;
 }
 
 void writeScenario(const Scenario& s, const std::string& path)
@@ -475,6 +483,9 @@ std::string summaryJson(const RunOutput& o, int indent)
 
 ExperimentPlan planScenario(const Scenario& s, std::shared_ptr<const ThroughputTable> table)
 {
+    if (s.mode == Scenario::Mode::Accelerator)
+        throw IoError(s.path.empty() ? s.name : s.path, 0, "mode",
+                      "an accelerator scenario: run it with schedstudio-cli run/compare --scenario (docs/ACCELERATOR.md)");
     if (s.tracePath.empty())
         throw IoError(s.name.empty() ? "scenario" : s.name, 0, "trace", "the scenario names no trace");
     if (s.policies.empty())

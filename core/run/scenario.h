@@ -27,8 +27,13 @@ struct Scenario {
     static constexpr const char* kFormat = "schedstudio-scenario";
 
     enum class ClusterSource { Preset, File, Inline };
+    /// Gpu: a trace on a GPU cluster. Accelerator: DNN inference requests on a chip of sub-accelerators
+    /// (docs/ACCELERATOR.md); its chip, networks and requests are read by io/accelio.h from `path`.
+    enum class Mode { Gpu, Accelerator };
 
     std::string name, description;
+    Mode mode = Mode::Gpu;
+    std::string path;           ///< the file this scenario was read from (absolute; "" when built in memory)
     std::string tracePath;      ///< absolute once read (relative to the scenario file on disk)
     std::string traceFormat = "auto";
     ClusterSource clusterSource = ClusterSource::Preset;
