@@ -107,11 +107,19 @@ Scenario Scenario::fromJson(const QJsonObject& o, const QString& baseDir, const 
 
 Scenario Scenario::load(const QString& path)
 {
+    ss::Scenario core;
     try {
-        return fromCore(readScenario(path.toStdString()));
+        core = readScenario(path.toStdString());
     } catch (const IoError& e) {
         throw toScenarioError(e);
     }
+    // The accelerator mode (RELMAS) runs from the CLI; opening it as a GPU scenario would show an empty one and
+    // a save would drop its accelerator fields, so it is refused whole.
+    if (core.mode == ss::Scenario::Mode::Accelerator)
+        throw ScenarioError(path, 0, QStringLiteral("mode: an accelerator-mode scenario (RELMAS); the studio has no "
+                                                    "accelerator view yet: run it with `schedstudio-cli run --scenario %1`")
+                                         .arg(path));
+    return fromCore(core);
 }
 
 void Scenario::save(const QString& path) const

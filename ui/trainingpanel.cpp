@@ -32,6 +32,7 @@ struct TrainingPanel::Shared {
     std::mutex mu;
     std::condition_variable cv;
     bool paused = false;
+    bool parked = false; ///< the worker waits, paused, between iterations
     bool stop = false;
     std::vector<std::string> saveRequests;
     std::unique_ptr<learn::Trainer> trainer; ///< kept after the run ends, for a later save
@@ -251,7 +252,9 @@ bool TrainingPanel::start()
             for (;;) {
                 {
                     std::unique_lock<std::mutex> lock(shared->mu);
+                    shared->parked = shared->paused; // the last iteration's stats are posted already
                     shared->cv.wait(lock, [&] { return !shared->paused || shared->stop || !shared->saveRequests.empty(); });
+                    shared->parked = false;
                     if (shared->stop)
                         break;
                 }
@@ -282,6 +285,12 @@ bool TrainingPanel::start()
         post([end](TrainingPanel* p) { p->finished(end); });
     });
     return true;
+}
+
+bool TrainingPanel::workerParked() const
+{
+    std::lock_guard<std::mutex> lock(m_shared->mu);
+    return m_shared->parked;
 }
 
 void TrainingPanel::setPaused(bool paused)

@@ -41,6 +41,8 @@ public:
     void saveCheckpoint(const QString& path);
     /// Blocks (processing events) until the worker is done or `ms` passed; for tests and benchmarks.
     bool waitForIdle(int ms);
+    /// Paused and the worker is waiting between iterations (the one under way at Pause has ended and posted).
+    bool workerParked() const;
     const std::vector<ss::learn::TrainStats>& history() const { return m_stats; }
     QString statusText() const;
     QCustomPlot* plot() const { return m_plot; }

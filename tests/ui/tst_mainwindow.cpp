@@ -310,7 +310,9 @@ void TestMainWindow::trainingPanelTrainsPausesAndStops()
     QTRY_VERIFY_WITH_TIMEOUT(panel->history().size() >= 1, 60000);
     panel->setPaused(true);
     QCOMPARE(panel->state(), TrainingPanel::State::Paused);
-    QTest::qWait(300); // one iteration may have been under way when Pause was pressed
+    // One iteration may have been under way when Pause was pressed: it ends and posts, then the worker parks.
+    QTRY_VERIFY_WITH_TIMEOUT(panel->workerParked(), 60000);
+    QTest::qWait(50); // deliver what the worker posted before it parked
     const size_t atPause = panel->history().size();
     QTest::qWait(700);
     QCOMPARE(panel->history().size(), atPause);
