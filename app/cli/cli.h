@@ -57,6 +57,9 @@ bool isAccelScenario(const std::string& file);
 /// "1,2,5-8" -> 1 2 5 6 7 8. Throws UsageError naming the bad item.
 std::vector<uint64_t> parseSeedList(const std::string& s);
 
+/// A run id given on the command line: a positive integer, else a UsageError naming `what`.
+int64_t parseRunId(const std::string& s, const char* what);
+
 /// Splits "a,b,c" (empty items dropped).
 std::vector<std::string> splitList(const std::string& s, char sep = ',');
 

@@ -22,18 +22,6 @@
 namespace ss::cli {
 namespace {
 
-int64_t positiveId(const std::string& s, const char* what)
-{
-    try {
-        size_t pos = 0;
-        const long long v = std::stoll(s, &pos);
-        if (pos == s.size() && v > 0)
-            return v;
-    } catch (const std::exception&) {
-    }
-    throw UsageError(std::string(what) + ": expected a run id (a positive integer), got '" + s + "'");
-}
-
 int machineByNameOrIndex(const ClusterSpec& c, const std::string& s, const char* opt)
 {
     for (int m = 0; m < c.machineCount(); ++m)
@@ -251,7 +239,7 @@ DeltaSort sortArg(Args& a)
 int cmdFork(Args& a)
 {
     const std::string db = a.require("db");
-    const int64_t id = positiveId(a.require("run"), "--run");
+    const int64_t id = parseRunId(a.require("run"), "--run");
     const long k = a.getInt("at-decision", 0);
     if (k < 1)
         throw UsageError("--at-decision K: a decision counted from 1 (as in the stepper), got " + std::to_string(k));
@@ -359,7 +347,7 @@ int cmdDiff(Args& a)
     const std::vector<std::string> ids = a.getAll("run");
     if (ids.size() != 2)
         throw UsageError("diff needs two runs: --run A --run B");
-    const int64_t ia = positiveId(ids[0], "--run"), ib = positiveId(ids[1], "--run");
+    const int64_t ia = parseRunId(ids[0], "--run"), ib = parseRunId(ids[1], "--run");
     const bool json = a.flag("json");
     const bool all = a.flag("all");
     const int top = int(a.getInt("top", 10));

@@ -18,9 +18,8 @@
 #include "store/runstore.h"
 
 namespace ss::cli {
-namespace {
 
-int64_t parseId(const std::string& s, const char* what)
+int64_t parseRunId(const std::string& s, const char* what)
 {
     try {
         size_t pos = 0;
@@ -32,11 +31,13 @@ int64_t parseId(const std::string& s, const char* what)
     throw UsageError(std::string(what) + ": expected a run id (a positive integer), got '" + s + "'");
 }
 
+namespace {
+
 int64_t singleRunId(Args& args)
 {
     if (args.positionals().size() != 1)
         throw UsageError("expected exactly one RUN_ID");
-    return parseId(args.positionals()[0], "RUN_ID");
+    return parseRunId(args.positionals()[0], "RUN_ID");
 }
 
 // StoreError messages already start with the file they are about; main prints them as one line, exit 1.
@@ -62,11 +63,11 @@ int cmdRuns(Args& args)
     return withStore(db, [&] {
         RunStore store(db, RunStore::Mode::Existing);
         if (!del.empty()) {
-            store.deleteRun(parseId(del, "--delete"));
+            store.deleteRun(parseRunId(del, "--delete"));
             std::fprintf(stderr, "deleted run %s\n", del.c_str());
         }
         if (!ren.empty()) {
-            store.renameRun(parseId(ren, "--rename"), name);
+            store.renameRun(parseRunId(ren, "--rename"), name);
             std::fprintf(stderr, "renamed run %s to '%s'\n", ren.c_str(), name.c_str());
         }
         if (!del.empty() || !ren.empty())

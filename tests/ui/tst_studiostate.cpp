@@ -65,6 +65,18 @@ static QJsonObject readJson(const QString& path)
     return QJsonDocument::fromJson(f.readAll()).object();
 }
 
+static bool writeJson(const QString& path, const QJsonObject& o)
+{
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(QJsonDocument(o).toJson()) > 0;
+}
+
+/// Opens the scenario, runs it and waits for the runs.
+static bool openAndRun(MainWindow& w, const QString& path)
+{
+    return w.openScenario(path) && w.waitForIdle(20000) && w.runScenario() && w.waitForIdle(60000);
+}
+
 void TestStudioState::failedTraceLoadKeepsScenario()
 {
     MainWindow w;
@@ -112,11 +124,7 @@ void TestStudioState::badScenarioReportsEveryProblemAndKeepsOld()
     o[QStringLiteral("cluster")] = QJsonObject{{QStringLiteral("preset"), QStringLiteral("no-such-preset")}};
     o[QStringLiteral("policies")] = QJsonArray{QStringLiteral("no-such-policy"), QStringLiteral("fifo+firstfit")};
     const QString bad = m_dir.filePath(QStringLiteral("broken.scenario.json"));
-    {
-        QFile f(bad);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(QJsonDocument(o).toJson());
-    }
+    QVERIFY(writeJson(bad, o));
     QVERIFY(!w.openScenario(bad));
     QVERIFY(w.waitForIdle(20000));
     const QString banner = w.bannerText();
@@ -364,17 +372,9 @@ void TestStudioState::scenarioParamsReachTheRuns()
     o[QStringLiteral("policies")] = QJsonArray{QStringLiteral("las+firstfit")};
     o[QStringLiteral("params")] = QJsonObject{{QStringLiteral("las.thresholds"), QStringLiteral("60")}};
     const QString path = m_dir.filePath(QStringLiteral("params.scenario.json"));
-    auto write = [&](const QJsonObject& obj) {
-        QFile f(path);
-        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
-        f.write(QJsonDocument(obj).toJson());
-    };
-    write(o);
+    QVERIFY(writeJson(path, o));
     MainWindow w;
-    QVERIFY(w.openScenario(path));
-    QVERIFY(w.waitForIdle(20000));
-    QVERIFY(w.runScenario());
-    QVERIFY(w.waitForIdle(30000));
+    QVERIFY(openAndRun(w, path));
     QVERIFY(w.currentRun());
     const auto& params = w.currentRun()->out->spec.options.params;
     QCOMPARE(params.size(), size_t(1));
@@ -382,7 +382,7 @@ void TestStudioState::scenarioParamsReachTheRuns()
 
     // A key no policy declares is refused before anything runs, naming the key.
     o[QStringLiteral("params")] = QJsonObject{{QStringLiteral("las.no_such_knob"), QStringLiteral("1")}};
-    write(o);
+    QVERIFY(writeJson(path, o));
     QVERIFY(w.openScenario(path));
     QVERIFY(w.waitForIdle(20000));
     const auto runBefore = w.currentRun();
@@ -402,16 +402,9 @@ void TestStudioState::stepToNextRound()
     o[QStringLiteral("throughputs")] = dir + QStringLiteral("gavel-throughputs.json");
     o[QStringLiteral("policies")] = QJsonArray{QStringLiteral("gavel-las")};
     const QString path = m_dir.filePath(QStringLiteral("gavel-one.scenario.json"));
-    {
-        QFile f(path);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(QJsonDocument(o).toJson());
-    }
+    QVERIFY(writeJson(path, o));
     MainWindow w;
-    QVERIFY(w.openScenario(path));
-    QVERIFY(w.waitForIdle(20000));
-    QVERIFY(w.runScenario());
-    QVERIFY(w.waitForIdle(60000));
+    QVERIFY(openAndRun(w, path));
     const ss::DecisionLog& log = *w.currentRun()->out->log;
     auto* next = w.findChild<QPushButton*>(QStringLiteral("stepperNextDecided"));
     auto* prev = w.findChild<QPushButton*>(QStringLiteral("stepperPrevDecided"));
@@ -447,16 +440,9 @@ void TestStudioState::untrainedFallbackIsShownNotSilent()
     o[QStringLiteral("trace")] = QJsonObject{{QStringLiteral("path"), kSampleTrace}};
     o[QStringLiteral("policies")] = QJsonArray{QStringLiteral("das")};
     const QString path = m_dir.filePath(QStringLiteral("das-only.scenario.json"));
-    {
-        QFile f(path);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(QJsonDocument(o).toJson());
-    }
+    QVERIFY(writeJson(path, o));
     MainWindow w;
-    QVERIFY(w.openScenario(path));
-    QVERIFY(w.waitForIdle(20000));
-    QVERIFY(w.runScenario());
-    QVERIFY(w.waitForIdle(60000));
+    QVERIFY(openAndRun(w, path));
     QCOMPARE(w.currentRun()->out->summary.policyStat("checkpoint"), 1.0); // the shipped one ran
     QVERIFY2(!w.currentRun()->name.contains(QLatin1String("untrained")), qPrintable(w.currentRun()->name));
     QVERIFY2(!w.bannerText().contains(QLatin1String("UNTRAINED")), qPrintable(w.bannerText()));
