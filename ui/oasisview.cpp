@@ -70,7 +70,8 @@ QString oasisAdmissionSentence(const AdmissionRecord& a, const Trace& trace)
     static const QRegularExpression dash(QStringLiteral("(\\d)-(\\d)"));
     QString sched = p.schedule;
     sched.replace(dash, QStringLiteral("\\1–\\2"));
-    sched.replace(QStringLiteral(" on "), QObject::tr(" on servers "));
+    if (const int on = sched.lastIndexOf(QStringLiteral(" on ")); on >= 0)
+        sched.insert(on + 4, sched.indexOf(QLatin1Char(','), on) < 0 ? QObject::tr("server ") : QObject::tr("servers "));
     QString s = QObject::tr("%1: utility %2 − worker cost %3 − PS cost %4 = payoff %5 %6")
                     .arg(job, num(p.utility), num(p.workerCost), num(p.psCost), num(p.payoff),
                          p.admitted ? QObject::tr("> 0, admitted") : QObject::tr("≤ 0, rejected"));
