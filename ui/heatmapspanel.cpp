@@ -7,6 +7,7 @@
 
 #include "heatmapview.h"
 #include "models.h"
+#include "oasisview.h"
 #include "viewhelpers.h"
 
 namespace ss::ui {
@@ -68,7 +69,8 @@ void HeatmapsPanel::showDecision(const RunEntry& run, int k)
     if (const QString meaning = priorityMeaning(run.policy()); !meaning.isEmpty())
         pri.title += QStringLiteral(" · ") + meaning;
     m_priorityMap->setData(pri);
-    if (!r.allocation.empty()) {
+    const bool oasis = isOasisPolicy(run.policy());
+    if (!r.allocation.empty() && !oasis) {
         // round-based policies (Gavel): the allocation X behind the round's priorities, in place of the
         // affinity (which only marks the machines of the chosen type)
         HeatmapData x = allocationMatrix(r, 400, run.trace.get());
@@ -81,9 +83,23 @@ void HeatmapsPanel::showDecision(const RunEntry& run, int k)
         m_affinityMap->setData(aff);
         m_affinityMap->setAutoColorRange();
     }
-    HeatmapData hist = priorityHistory(log, std::max(0, k - 39), k, 60, run.trace.get());
-    hist.title = tr("Priority over decisions %1–%2 (rows: jobs)").arg(std::max(0, k - 39) + 1).arg(k + 1);
-    m_historyMap->setData(hist);
+    if (oasis) {
+        // OASiS: in place of the priority history, the GPU prices of the worker servers over the coming slots as the
+        // last admission at or before k left them (the policy records them at each decision that offered a job)
+        int at = k;
+        while (at >= 0 && log.records[size_t(at)].allocation.empty())
+            --at;
+        HeatmapData p = at >= 0 ? oasisPriceMatrix(log.records[size_t(at)], machineNamesOf(run)) : HeatmapData {};
+        p.title = at >= 0 ? tr("OASiS GPU price, log10 p_h(t): server × slot after decision %1's admissions").arg(at + 1)
+                          : tr("OASiS GPU prices: no job offered yet");
+        m_historyMap->setData(p);
+        m_historyMap->setAutoColorRange();
+    } else {
+        HeatmapData hist = priorityHistory(log, std::max(0, k - 39), k, 60, run.trace.get());
+        hist.title = tr("Priority over decisions %1–%2 (rows: jobs)").arg(std::max(0, k - 39) + 1).arg(k + 1);
+        m_historyMap->setData(hist);
+        m_historyMap->setAutoColorRange();
+    }
     m_strip->setCurrentDecision(k);
     for (ss::HeatmapView* h : {m_priorityMap, m_affinityMap, m_historyMap})
         h->setSelectedJob(m_selectedJob);

@@ -1,6 +1,7 @@
 #pragma once
 // The Heatmaps dock: priority of the queued jobs, priority over the last decisions, the job x machine
-// affinity of the current decision, and the strip of the last four decisions.
+// affinity of the current decision, and the strip of the last four decisions. OASiS runs show the worker servers'
+// GPU prices over the coming slots in place of the priority history.
 #include <QWidget>
 
 #include "runentry.h"
@@ -25,6 +26,8 @@ public:
     void setRun(const RunEntry* run);
     /// The maps at decision `k` of `run` (which has a decision log).
     void showDecision(const RunEntry& run, int k);
+    /// The maps (tests): priority, history (OASiS: prices), affinity (Gavel: allocation).
+    const ss::HeatmapView* historyMap() const { return m_historyMap; }
 
 public Q_SLOTS:
     void selectJob(int job);

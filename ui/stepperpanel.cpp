@@ -14,6 +14,7 @@
 #include <algorithm>
 
 #include "models.h"
+#include "oasisview.h"
 #include "viewhelpers.h"
 
 namespace ss::ui {
@@ -72,6 +73,14 @@ StepperPanel::StepperPanel(ExportMenus* exports, QWidget* parent) : QWidget(pare
     sh->addWidget(m_decisionLabel);
     m_decisionLabel->setMinimumWidth(380);
     v->addWidget(sl);
+    // The admission stage's verdicts at this decision, one line per job with its reason (e.g. OASiS's payoff
+    // breakdown): rejected jobs never reach the queue table, and admitted ones may start at once.
+    m_admissionLabel = new QLabel(w);
+    m_admissionLabel->setObjectName(QStringLiteral("stepperAdmissions"));
+    m_admissionLabel->setWordWrap(true);
+    m_admissionLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_admissionLabel->hide();
+    v->addWidget(m_admissionLabel);
     m_queueModel = new QueueModel(this);
     m_queueTable = makeTable(w);
     m_queueTable->setObjectName(QStringLiteral("stepperQueue"));
@@ -246,27 +255,20 @@ void StepperPanel::gotoJob(qint64 id)
     Q_EMIT jobSelected(job);
 }
 
-// The admission stage at one decision: how many arriving jobs were accepted, and each rejected or deferred job
-// with the stage's reason (the queue table shows the verdict of the jobs that were let in).
-static QString admissionSummary(const DecisionRecord& r, const Trace& trace)
+// The admission stage at one decision in the label: how many arriving jobs each verdict got (the list below the
+// slider gives each job's reason).
+static QString admissionSummary(const DecisionRecord& r)
 {
     if (r.admissions.empty())
         return {};
-    int accepted = 0;
-    QStringList others;
-    for (const AdmissionRecord& a : r.admissions) {
-        if (a.verdict == Admit::Accept) {
-            ++accepted;
-            continue;
-        }
-        const QString id = a.job >= 0 && size_t(a.job) < trace.jobs.size() ? QString::number(trace.jobs[size_t(a.job)].id)
-                                                                          : QString::number(a.job);
-        others << QStringLiteral("job %1 %2%3").arg(id, QString::fromUtf8(toString(a.verdict)),
-                                                    a.reason.empty() ? QString() : QStringLiteral(" (%1)").arg(QString::fromStdString(a.reason)));
-    }
-    QString s = QObject::tr(" · admission: %1 accepted").arg(accepted);
-    if (!others.isEmpty())
-        s += QStringLiteral(", ") + others.join(QStringLiteral(", "));
+    int n[3] = {0, 0, 0};
+    for (const AdmissionRecord& a : r.admissions)
+        ++n[std::min(2, int(a.verdict))];
+    QString s = QObject::tr(" · admission: %1 accepted").arg(n[0]);
+    if (n[1])
+        s += QObject::tr(", %1 rejected").arg(n[1]);
+    if (n[2])
+        s += QObject::tr(", %1 deferred").arg(n[2]);
     return s;
 }
 
@@ -277,6 +279,7 @@ void StepperPanel::setDecision(int k)
         m_decision = -1;
         m_decisionLabel->setText(m_current ? tr("This run has no decision log.") : tr("No run yet: press Run."));
         m_queueModel->setDecision(nullptr, nullptr, -1);
+        m_admissionLabel->hide();
         Q_EMIT decisionChanged(-1);
         return;
     }
@@ -293,7 +296,15 @@ void StepperPanel::setDecision(int k)
                                  .arg(r.finished.size())
                                  .arg(std::count_if(r.placements.begin(), r.placements.end(),
                                                     [](const PlacementRecord& p) { return !p.slots.empty(); }))
-                             + admissionSummary(r, *m_current->trace));
+                             + admissionSummary(r));
+    QStringList lines = admissionLines(r, *m_current->trace);
+    if (lines.size() > 8) {
+        const int more = int(lines.size()) - 7;
+        lines = lines.mid(0, 7);
+        lines << tr("… and %1 more").arg(more);
+    }
+    m_admissionLabel->setText(lines.join(QLatin1Char('\n')));
+    m_admissionLabel->setVisible(!lines.isEmpty());
     int freeGpus = 0; // whole GPUs nobody holds once this decision is applied
     for (const auto& h : m_replayer->holders())
         freeGpus += h.empty() ? 1 : 0;

@@ -67,6 +67,7 @@ private:
 
     QSlider* m_slider = nullptr;
     QLabel* m_decisionLabel = nullptr;
+    QLabel* m_admissionLabel = nullptr; ///< one line per admission verdict at this decision
     QPushButton* m_playButton = nullptr;
     QComboBox* m_speedCombo = nullptr;
     QComboBox* m_runCombo = nullptr;

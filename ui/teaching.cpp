@@ -1,5 +1,7 @@
 #include "teaching.h"
 
+#include "oasisview.h"
+
 #include <QObject>
 #include <QStringList>
 
@@ -110,6 +112,11 @@ QString explainDecision(const DecisionLog& log, int k, const Trace& trace, const
     h += QStringLiteral("<p><b>What happened:</b> %1.</p>")
              .arg(what.isEmpty() ? QObject::tr("a scheduled wake-up (no arrival or completion)") : what.join(QStringLiteral("; ")));
 
+    // OASiS: the admission test of the jobs that arrived (its prices ride in the allocation record).
+    const bool oasis = isOasisPolicy(policy);
+    if (oasis)
+        h += explainOasisAdmissions(r, trace);
+
     // Ordering.
     h += QStringLiteral("<h4>1. Ordering — who goes first</h4>");
     if (r.queue.empty()) {
@@ -145,7 +152,7 @@ QString explainDecision(const DecisionLog& log, int k, const Trace& trace, const
     }
 
     // Round-based policies (Gavel): the allocation X behind the priorities.
-    if (!r.allocation.empty())
+    if (!r.allocation.empty() && !oasis)
         h += explainAllocation(r.allocation, trace);
 
     // Placement.

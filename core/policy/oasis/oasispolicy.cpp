@@ -14,6 +14,45 @@ OasisEngineScheduler::OasisEngineScheduler(const PolicyOptions& o)
     m_par.rigid = true;
 }
 
+namespace {
+// "4 workers, 1 PS in slots 10-13, 15 on m0, m3": a schedule in one line for the admission reason (the studio's
+// stepper and teaching mode show it; teaching.cpp reads the part after "schedule: ").
+std::string scheduleSummary(const Schedule& s, const ClusterSpec& c)
+{
+    if (s.slots.empty())
+        return "no slots";
+    int wLo = s.slots[0].workers, wHi = wLo, pLo = s.slots[0].ps, pHi = pLo;
+    std::vector<int> servers;
+    for (const SlotAlloc& a : s.slots) {
+        wLo = std::min(wLo, a.workers);
+        wHi = std::max(wHi, a.workers);
+        pLo = std::min(pLo, a.ps);
+        pHi = std::max(pHi, a.ps);
+        for (const auto& [h, n] : a.y)
+            if (n > 0)
+                servers.push_back(h);
+    }
+    std::sort(servers.begin(), servers.end());
+    servers.erase(std::unique(servers.begin(), servers.end()), servers.end());
+    auto range = [](int lo, int hi) { return lo == hi ? std::to_string(lo) : std::to_string(lo) + "-" + std::to_string(hi); };
+    std::string out = range(wLo, wHi) + (wHi == 1 ? " worker, " : " workers, ") + range(pLo, pHi) + (pHi == 1 ? " PS" : " PSs");
+    std::string slots;
+    for (size_t i = 0; i < s.slots.size();) {
+        size_t e = i;
+        while (e + 1 < s.slots.size() && s.slots[e + 1].slot == s.slots[e].slot + 1)
+            ++e;
+        slots += (slots.empty() ? "" : ", ") + range(s.slots[i].slot, s.slots[e].slot);
+        i = e + 1;
+    }
+    out += (s.slots.size() == 1 ? " in slot " : " in slots ") + slots + " on ";
+    for (size_t i = 0; i < servers.size(); ++i) {
+        const int h = servers[i];
+        out += (i ? ", " : "") + (h >= 0 && h < c.machineCount() ? c.machines[size_t(h)].name : "server " + std::to_string(h));
+    }
+    return out;
+}
+} // namespace
+
 int OasisEngineScheduler::slotAt(double t) const { return int(std::floor(t / m_map.slotSeconds + 1e-9)); }
 
 void OasisEngineScheduler::reset(const SimSetup& setup)
@@ -32,6 +71,7 @@ void OasisEngineScheduler::reset(const SimSetup& setup)
     m_live.clear();
     m_utility = m_planned = m_sumMs = m_maxMs = 0;
     m_admitted = m_rejected = m_overruns = 0;
+    m_pricesChanged = false;
 }
 
 const AdmissionDecision* OasisEngineScheduler::decision(int j) const
@@ -55,16 +95,20 @@ AdmissionRecord OasisEngineScheduler::admit(const SchedContext& ctx, int j)
     s.d = m_alg.offer(j, &mask);
     m_sumMs += s.d.micros / 1000;
     m_maxMs = std::max(m_maxMs, s.d.micros / 1000);
+    m_pricesChanged = true;
     const float score = s.d.feasible ? float(s.d.payoff()) : kNoScore;
+    std::string why = s.d.reason();
+    if (s.d.feasible)
+        why += "; schedule: " + scheduleSummary(s.d.schedule, *m_cluster);
     if (!s.d.admitted) {
         ++m_rejected;
-        return {j, Admit::Reject, score, s.d.reason()};
+        return {j, Admit::Reject, score, why};
     }
     ++m_admitted;
     m_planned += s.d.utility;
     s.admitted = true;
     m_live.push_back(j);
-    return {j, Admit::Accept, score, s.d.reason()};
+    return {j, Admit::Accept, score, why};
 }
 
 bool OasisEngineScheduler::startOn(SchedContext& ctx, int j, const std::vector<std::pair<int, int>>& parts,
@@ -186,9 +230,30 @@ void OasisEngineScheduler::schedule(SchedContext& ctx)
             }
         std::stable_sort(q.begin(), q.end(), [](const ScoredJob& a, const ScoredJob& b) { return a.priority > b.priority; });
         ctx.recordQueue(std::move(q));
+        if (m_pricesChanged)
+            ctx.recordAllocation(priceRecord(t));
     }
+    m_pricesChanged = false;
     if (!m_live.empty())
         ctx.wakeAt((t + 1) * m_map.slotSeconds);
+}
+
+AllocationRecord OasisEngineScheduler::priceRecord(int t) const
+{
+    AllocationRecord a;
+    const Ledger& l = m_alg.workerLedger();
+    const int last = std::min(l.slots(), t + kPriceSlots);
+    for (int s = std::max(0, t); s < last; ++s)
+        a.types.push_back(kPriceSlotPrefix + std::to_string(s));
+    if (a.types.empty())
+        return a;
+    for (int h = 0; h < l.servers(); ++h) {
+        a.jobs.push_back(h);
+        for (int s = std::max(0, t); s < last; ++s)
+            a.share.push_back(float(m_alg.workerPrice(h, s, Gpu)));
+    }
+    a.estimated.assign(a.jobs.size(), 0);
+    return a;
 }
 
 void OasisEngineScheduler::onJobStopped(int j, double now, bool finished, const JobRuntime& rt)

@@ -9,6 +9,12 @@
 // (policy/oasis/oasissim.h, `schedstudio-cli simulate-oasis`). PS servers are CPU servers outside the engine's
 // cluster (fromTrace). With `--perf ideal` a job finishes in its planned slots; a slower real rate makes it
 // overrun its plan: it then runs on whatever GPUs are free (counted in `overruns`).
+//
+// Studio: an admission reason ends with "; schedule: <workers>, <PSs> in slots <a-b, c> on <machines>". At every
+// decision that offered a job, the GPU prices p_h^gpu(t) of the worker servers after its admission are recorded in
+// the decision's AllocationRecord (reused, no new log field): jobs = worker servers (= machine indices), types =
+// "slot <t>" for the current slot and the next kPriceSlots - 1, share = the price (the heatmaps show it as
+// servers x slots when the run's policy is `oasis`).
 #include <string>
 #include <vector>
 
@@ -16,6 +22,10 @@
 #include "policy/registry.h"
 
 namespace ss::oasis {
+
+/// Columns of the recorded price map, and the prefix of their names.
+constexpr int kPriceSlots = 12;
+constexpr const char* kPriceSlotPrefix = "slot ";
 
 class OasisEngineScheduler final : public Scheduler {
 public:
@@ -50,7 +60,9 @@ private:
     std::vector<int> m_live; // admitted, not finished
     double m_utility = 0, m_planned = 0, m_sumMs = 0, m_maxMs = 0;
     int m_admitted = 0, m_rejected = 0, m_overruns = 0;
+    bool m_pricesChanged = false; // a job was offered since the last recorded decision
     int slotAt(double t) const;
+    AllocationRecord priceRecord(int slot) const;
     bool startOn(SchedContext& ctx, int j, const std::vector<std::pair<int, int>>& parts, const std::string& why);
 };
 
