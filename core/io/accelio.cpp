@@ -171,6 +171,11 @@ Network networkFromJson(const JsonValue& root, const JsonReader& r)
         l.S = dim(lv, r, "S", 1);
         l.stride = dim(lv, r, "stride", 1);
         l.heads = dim(lv, r, "heads", 1);
+        // bounded so that every product the cost model forms stays exact in 64 bits
+        if (const double macs = double(l.K) * double(l.C) * double(l.Y) * double(l.X) * double(l.R) * double(l.S) *
+                                double(l.heads);
+            macs > 1e15)
+            r.fail(lv, "K", "layer of " + formatNumber(macs) + " MACs (K x C x Y x X x R x S x heads) exceeds 1e15");
         std::string field;
         if (const std::string why = validateLayer(l, field); !why.empty())
             r.fail(lv.find(field) ? *lv.find(field) : lv, field, why);

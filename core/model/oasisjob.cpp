@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <unordered_set>
 
 namespace ss::oasis {
 
@@ -145,8 +146,12 @@ void validateScenario(OasisScenario& sc)
     std::stable_sort(sc.jobs.begin(), sc.jobs.end(), [](const OasisJob& a, const OasisJob& b) {
         return a.arrival < b.arrival || (a.arrival == b.arrival && a.id < b.id);
     });
-    for (const OasisJob& j : sc.jobs)
+    std::unordered_set<int64_t> ids;
+    for (const OasisJob& j : sc.jobs) {
         validateJob(j, sc);
+        if (!ids.insert(j.id).second)
+            throw OasisModelError(j.id, "id", "duplicate job id");
+    }
 }
 
 OasisScenario fromTrace(const Trace& trace, const ClusterSpec& cluster, const TraceMapping& m)

@@ -60,6 +60,29 @@ SCENARIO_SEED = ('{"format": "schedstudio-scenario", "version": 1, "name": "tiny
                  '"seed": "1", "seeds": 1, "backfill": true}\n')
 
 
+OASIS_SEED = ('{"format": "schedstudio-oasis", "version": 1, "name": "tiny", "slot_seconds": 600, "horizon": 20, '
+              '"notes": ["hand-made"], "workers": [{"name": "w0", "capacity": {"gpu": 4, "cpu": 16, "mem": 64, "bw": 10000}}], '
+              '"ps_servers": [{"name": "p0", "capacity": {"gpu": 0, "cpu": 16, "mem": 64, "bw": 10000}}], '
+              '"jobs": [{"id": 0, "arrival": 1, "epochs": 2, "chunks": 2, "minibatches": 3, "tau": 0.5, "e": 10, "b": 500, '
+              '"B": 1000, "w": {"gpu": 1, "cpu": 2, "mem": 8, "bw": 500}, "s": {"cpu": 2, "mem": 4, "bw": 1000}, '
+              '"utility": {"kind": "sigmoid", "g1": 5, "g2": 0.5, "g3": 6}}, '
+              '{"id": 1, "arrival": 3, "tau": 1, "b": 200, "B": 400, "w": {"gpu": 2, "cpu": 4, "mem": 16, "bw": 200}, '
+              '"s": {"cpu": 1, "mem": 2, "bw": 400}, "utility": {"kind": "linear", "g1": 3, "g2": 0.1}}]}\n')
+
+CHIP_SEED = ('{"format": "schedstudio-chip", "version": 1, "name": "tiny", "bandwidth_gbps": 8, "freq_mhz": 1000, '
+             '"bytes_per_element": 1, "energy": {"dram_pj_per_byte": 100, "mac_pj": 0.5, "sram_pj_per_byte": 2, '
+             '"static_pj_per_pe_us": 0.5}, "subs": [{"name": "ws0", "dataflow": "ws", "clusters": 8, "cluster_size": 64, '
+             '"buffer_kib": 64}, {"name": "rs1", "dataflow": "rs", "clusters": 8, "cluster_size": 64, "buffer_kib": 64}]}\n')
+
+NETWORK_SEED = ('{"format": "schedstudio-network", "version": 1, "name": "tiny", "origin": "hand-made", "layers": ['
+                '{"name": "c1", "type": "conv", "K": 16, "C": 3, "Y": 32, "X": 32, "R": 3, "S": 3, "stride": 1}, '
+                '{"name": "fc", "type": "fc", "K": 10, "C": 16, "Y": 1, "X": 1, "R": 1, "S": 1, "stride": 1}]}\n')
+
+# a start state on das-case (machines m0..m7 of 4 GPUs)
+START_STATE_SEED = ("# time=3600\njob_id,state,gpus,work,machines,model\n101,running,4,5400,m3,resnet50\n"
+                    "102,running,8,600,m4;m5,\n103,queued,2,7200,,\n")
+
+
 def mutations(text, binary_ok=True):
     """The same malformed variants of every seed: name -> bytes."""
     lines = text.splitlines(keepends=True)
@@ -199,7 +222,7 @@ def make_binary(root):
 def main():
     make_stores(os.path.join(HERE, "store"))
     make_binary(HERE)
-    for sub in ("trace", "cluster", "json", "scenario", "throughputs"):
+    for sub in ("trace", "cluster", "json", "scenario", "throughputs", "oasis", "accel", "startstate"):
         clean(os.path.join(HERE, sub))
     for fmt, (ext, text) in TRACE_SEEDS.items():
         write(os.path.join(HERE, "trace", fmt, "seed" + ext), text.encode())
@@ -236,6 +259,50 @@ def main():
                        "trace-missing": SCENARIO_SEED.replace('"trace": {"path": "trace.csv", "format": "auto"}, ', ""),
                        "seed-text": SCENARIO_SEED.replace('"seed": "1"', '"seed": "one"')}.items():
         write(os.path.join(HERE, "scenario", name + ".scenario.json"), text.encode())
+
+    # OASiS scenarios, accelerator chips and networks, start states: seeds, the generic mutations and the
+    # semantic errors each reader names (job and field, file and line)
+    write(os.path.join(HERE, "oasis", "seed.json"), OASIS_SEED.encode())
+    for name, data in json_mutations(OASIS_SEED).items():
+        write(os.path.join(HERE, "oasis", name + ".json"), data)
+    for name, text in {"increasing-utility": OASIS_SEED.replace('"g2": 0.5', '"g2": -0.5'),
+                       "zero-bandwidth": OASIS_SEED.replace('"b": 500', '"b": 0'),
+                       "b-over-B": OASIS_SEED.replace('"b": 200', '"b": 900'),
+                       "worker-too-big": OASIS_SEED.replace('"gpu": 2, "cpu": 4', '"gpu": 64, "cpu": 4'),
+                       "no-workers": OASIS_SEED.replace('"workers": [{"name": "w0", "capacity": {"gpu": 4, "cpu": 16, "mem": 64, "bw": 10000}}]', '"workers": []'),
+                       "huge-horizon": OASIS_SEED.replace('"horizon": 20', '"horizon": 1e12'),
+                       "negative-arrival": OASIS_SEED.replace('"arrival": 3', '"arrival": -3'),
+                       "arrival-past-horizon": OASIS_SEED.replace('"arrival": 3', '"arrival": 500'),
+                       "huge-epochs": OASIS_SEED.replace('"epochs": 2', '"epochs": 1e15'),
+                       "duplicate-id": OASIS_SEED.replace('{"id": 1,', '{"id": 0,'),
+                       "unknown-utility": OASIS_SEED.replace('"linear"', '"cubic"'),
+                       "wrong-format": OASIS_SEED.replace("schedstudio-oasis", "other")}.items():
+        write(os.path.join(HERE, "oasis", name + ".json"), text.encode())
+    for kind, seed in (("chip", CHIP_SEED), ("network", NETWORK_SEED)):
+        write(os.path.join(HERE, "accel", kind + "-seed.json"), seed.encode())
+        for name, data in json_mutations(seed).items():
+            write(os.path.join(HERE, "accel", kind + "-" + name + ".json"), data)
+    for name, text in {"chip-no-bandwidth": CHIP_SEED.replace('"bandwidth_gbps": 8', '"bandwidth_gbps": 0'),
+                       "chip-no-subs": CHIP_SEED[:CHIP_SEED.index('"subs"')] + '"subs": []}\n',
+                       "chip-bad-dataflow": CHIP_SEED.replace('"dataflow": "rs"', '"dataflow": "systolic"'),
+                       "chip-huge-clusters": CHIP_SEED.replace('"clusters": 8', '"clusters": 1e12'),
+                       "chip-negative-buffer": CHIP_SEED.replace('"buffer_kib": 64}]', '"buffer_kib": -64}]'),
+                       "network-unknown-type": NETWORK_SEED.replace('"type": "fc"', '"type": "lstm"'),
+                       "network-negative-dim": NETWORK_SEED.replace('"K": 16', '"K": -16'),
+                       "network-zero-stride": NETWORK_SEED.replace('"stride": 1}, {', '"stride": 0}, {'),
+                       "network-huge-dims": NETWORK_SEED.replace('"Y": 32, "X": 32', '"Y": 1e9, "X": 1e9'),
+                       "network-no-layers": NETWORK_SEED[:NETWORK_SEED.index('"layers"')] + '"layers": []}\n'}.items():
+        write(os.path.join(HERE, "accel", name + ".json"), text.encode())
+    write(os.path.join(HERE, "startstate", "seed.csv"), START_STATE_SEED.encode())
+    for name, data in mutations(START_STATE_SEED).items():
+        write(os.path.join(HERE, "startstate", name + ".csv"), data)
+    for name, text in {"unknown-machine": START_STATE_SEED.replace(",m3,", ",m99,"),
+                       "too-many-gpus": START_STATE_SEED.replace("101,running,4,", "101,running,16,"),
+                       "overbooked": START_STATE_SEED.replace("102,running,8,600,m4;m5", "102,running,8,600,m3;m4"),
+                       "bad-state": START_STATE_SEED.replace("queued", "sleeping"),
+                       "duplicate-id": START_STATE_SEED.replace("103,", "101,"),
+                       "bad-time": START_STATE_SEED.replace("time=3600", "time=soon")}.items():
+        write(os.path.join(HERE, "startstate", name + ".csv"), text.encode())
 
 
 if __name__ == "__main__":

@@ -10,7 +10,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "io/accelio.h"
 #include "io/json.h"
+#include "io/oasisio.h"
+#include "io/startstateio.h"
 #include "io/runio.h"
 #include "io/traceio.h"
 #include "store/runstore.h"
@@ -247,6 +250,46 @@ private Q_SLOTS:
         for (const fs::path& p : files)
             replay("checkpoint", p, [](const std::string& path) {
                 (void)learn::readCheckpointFile(path, true);
+                return std::string();
+            });
+    }
+
+    void oasisScenarios()
+    {
+        const auto files = filesUnder(m_root / "oasis");
+        QVERIFY(files.size() >= 20);
+        for (const fs::path& p : files)
+            replay("oasis", p, [](const std::string& path) {
+                const oasis::OasisScenario sc = oasis::readScenario(path);
+                return sc.jobs.empty() ? std::string("a scenario without jobs loaded") : std::string();
+            });
+    }
+
+    void acceleratorFiles()
+    {
+        const auto files = filesUnder(m_root / "accel");
+        QVERIFY(files.size() >= 30);
+        for (const fs::path& p : files) {
+            const bool chip = p.filename().string().rfind("chip-", 0) == 0;
+            replay(chip ? "accel-chip" : "accel-network", p, [chip](const std::string& path) {
+                if (chip)
+                    return accel::readChip(path).subs.empty() ? std::string("a chip without sub-accelerators loaded")
+                                                              : std::string();
+                return accel::readNetwork(path).layers.empty() ? std::string("a network without layers loaded")
+                                                               : std::string();
+            });
+        }
+    }
+
+    void startStates()
+    {
+        ClusterSpec c = makeClusterPreset("das-case");
+        c.finalize();
+        const auto files = filesUnder(m_root / "startstate");
+        QVERIFY(files.size() >= 20);
+        for (const fs::path& p : files)
+            replay("startstate", p, [&c](const std::string& path) {
+                (void)readStartState(path, c);
                 return std::string();
             });
     }
