@@ -1,5 +1,6 @@
 #include "comparepanel.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
 #include <QTabWidget>
@@ -31,9 +32,17 @@ ComparePanel::ComparePanel(ExportMenus* exports, QWidget* parent) : QWidget(pare
     exports->installTableExport(m_table);
     v->addWidget(m_table);
     auto* tabs = new QTabWidget(w);
-    m_cdfPlot = makePlot(tabs);
+    auto* cdfPane = new QWidget(tabs);
+    auto* cv = new QVBoxLayout(cdfPane);
+    m_cdfLogX = new QCheckBox(tr("Log-scale JCT axis (long tails, e.g. Philly)"), cdfPane);
+    m_cdfLogX->setObjectName(QStringLiteral("compareCdfLogX"));
+    m_cdfPlot = makePlot(cdfPane);
+    m_cdfPlot->setObjectName(QStringLiteral("compareCdf"));
     exports->installPlotExport(m_cdfPlot, m_cdfPlot);
-    tabs->addTab(m_cdfPlot, tr("JCT CDF"));
+    cv->addWidget(m_cdfLogX, 0, Qt::AlignLeft);
+    cv->addWidget(m_cdfPlot, 1);
+    tabs->addTab(cdfPane, tr("JCT CDF"));
+    connect(m_cdfLogX, &QCheckBox::toggled, this, &ComparePanel::refresh);
     auto* bars = new QWidget(tabs);
     auto* bv = new QVBoxLayout(bars);
     m_barMetric = new QComboBox(bars);
@@ -50,6 +59,8 @@ ComparePanel::ComparePanel(ExportMenus* exports, QWidget* parent) : QWidget(pare
     auto* gv = new QVBoxLayout(gpane);
     m_ganttACombo = new QComboBox(gpane);
     m_ganttBCombo = new QComboBox(gpane);
+    m_ganttACombo->setObjectName(QStringLiteral("compareGanttA"));
+    m_ganttBCombo->setObjectName(QStringLiteral("compareGanttB"));
     m_ganttA = new ss::GanttView(gpane);
     m_ganttB = new ss::GanttView(gpane);
     gv->addWidget(hbox({new QLabel(tr("Top:"), gpane), m_ganttACombo}, gpane));
@@ -99,7 +110,7 @@ void ComparePanel::refresh()
     m_cdfPlot->clearPlottables();
     m_cdfPlot->clearGraphs();
     if (!cdf.empty())
-        plots::plotCdf(m_cdfPlot, cdf, tr("JCT (min)"), false);
+        plots::plotCdf(m_cdfPlot, cdf, tr("JCT (min)"), m_cdfLogX->isChecked());
     m_barPlot->clearPlottables();
     const int metric = m_barMetric->currentData().toInt();
     QStringList cats;
@@ -124,6 +135,11 @@ void ComparePanel::refresh()
     };
     fill(m_ganttACombo, 0);
     fill(m_ganttBCombo, 1);
+    if (m_ganttBCombo->count() >= 2 && m_ganttBCombo->currentIndex() == m_ganttACombo->currentIndex()) {
+        // two panes on one run compare nothing: the bottom one takes the next run
+        QSignalBlocker b(m_ganttBCombo);
+        m_ganttBCombo->setCurrentIndex((m_ganttACombo->currentIndex() + 1) % m_ganttBCombo->count());
+    }
     refreshGantts();
 }
 

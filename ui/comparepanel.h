@@ -1,11 +1,13 @@
 #pragma once
-// The Compare dock: the runs ticked in Run history side by side: the metrics table (grouped by policy and
-// cluster, ± over seeds), JCT CDFs, bars with error bars, and two Gantt charts on one time axis.
+// The Compare dock: the runs ticked in Run history side by side: the metrics table (grouped by everything but
+// the seed, ± over seeds), JCT CDFs (log-x optional, for long tails), bars with error bars, and two Gantt charts
+// on one time axis (two different runs by default).
 #include <QVector>
 #include <QWidget>
 
 #include "runentry.h"
 
+class QCheckBox;
 class QComboBox;
 class QCustomPlot;
 class QTableView;
@@ -41,6 +43,7 @@ private:
     QCustomPlot* m_cdfPlot = nullptr;
     QCustomPlot* m_barPlot = nullptr;
     QComboBox* m_barMetric = nullptr;
+    QCheckBox* m_cdfLogX = nullptr;
     QComboBox* m_ganttACombo = nullptr;
     QComboBox* m_ganttBCombo = nullptr;
     ss::GanttView* m_ganttA = nullptr;

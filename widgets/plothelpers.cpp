@@ -127,6 +127,9 @@ void plotCdf(QCustomPlot* plot, const std::vector<NamedSeries>& series, const QS
     if (logX) {
         plot->xAxis->setScaleType(QCPAxis::stLogarithmic);
         plot->xAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+    } else if (plot->xAxis->scaleType() != QCPAxis::stLinear) { // a plot reused after a log one
+        plot->xAxis->setScaleType(QCPAxis::stLinear);
+        plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
     }
     plot->xAxis->setLabel(xLabel);
     plot->yAxis->setLabel(QObject::tr("fraction of jobs"));

@@ -1,6 +1,8 @@
 // The studio tells the truth about its scenario (issue 22): a failed load leaves the scenario exactly as it
 // was, unsaved changes are marked and asked about before they are dropped, and every view counts decisions
 // the same way (from 1, as the stepper title and --goto-decision).
+#include <QCheckBox>
+#include <QComboBox>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -20,6 +22,7 @@
 #include <QTest>
 
 #include "clusterdocument.h"
+#include "qcp.h"
 #include "ganttview.h"
 #include "heatmapview.h"
 #include "mainwindow.h"
@@ -46,6 +49,7 @@ private Q_SLOTS:
     void stepToNextRound();
     void untrainedFallbackIsShownNotSilent();
     void acceleratorScenarioIsRefusedWhole();
+    void compareShowsTwoRunsAndLogTails();
 
 private:
     QTemporaryDir m_dir;
@@ -478,6 +482,28 @@ void TestStudioState::acceleratorScenarioIsRefusedWhole()
     QVERIFY(w.waitForIdle(20000));
     QVERIFY2(w.bannerText().contains(QLatin1String("accelerator-mode")), qPrintable(w.bannerText()));
     QCOMPARE(w.scenarioPath(), before);
+}
+
+void TestStudioState::compareShowsTwoRunsAndLogTails()
+{
+    // Issue 22 point 11: Gantt A / B start on two different runs, and the JCT CDF can use a log axis.
+    MainWindow w;
+    QVERIFY(openAndRun(w, kSample)); // das + fifo+firstfit
+    w.showView(QStringLiteral("compare"));
+    auto* a = w.findChild<QComboBox*>(QStringLiteral("compareGanttA"));
+    auto* b = w.findChild<QComboBox*>(QStringLiteral("compareGanttB"));
+    QVERIFY(a && b);
+    QCOMPARE(a->count(), 2);
+    QVERIFY(a->currentData() != b->currentData());
+    auto* logX = w.findChild<QCheckBox*>(QStringLiteral("compareCdfLogX"));
+    auto* cdf = w.findChild<QCustomPlot*>(QStringLiteral("compareCdf"));
+    QVERIFY(logX && cdf);
+    QCOMPARE(cdf->xAxis->scaleType(), QCPAxis::stLinear);
+    logX->setChecked(true);
+    QCOMPARE(cdf->xAxis->scaleType(), QCPAxis::stLogarithmic);
+    QVERIFY(cdf->graphCount() >= 2);
+    logX->setChecked(false);
+    QCOMPARE(cdf->xAxis->scaleType(), QCPAxis::stLinear);
 }
 
 QTEST_MAIN(TestStudioState)
