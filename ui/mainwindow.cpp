@@ -12,6 +12,7 @@
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
+#include <QMessageBox>
 #include <QMimeData>
 #include <QShortcut>
 #include <QStatusBar>
@@ -44,6 +45,7 @@
 #include "topologypanel.h"
 #include "tracepanel.h"
 #include "trainingpanel.h"
+#include "run/runspec.h"
 #include "viewhelpers.h"
 #include "whatifpanel.h"
 #include "forkpanel.h"
@@ -199,9 +201,25 @@ void MainWindow::buildActions()
 
     QMenu* help = bar->addMenu(tr("&Help"));
     help->addAction(tr("Keyboard shortcuts"), this, [this] {
-        m_banner->showInfo(tr("Stepping: ←/→ step, Space play/pause, Home/End first/last decision. "
+        m_banner->showInfo(tr("Stepping: ←/→ step, Shift+←/→ previous/next decision that decided something, "
+                              "Space play/pause, Home/End first/last decision. "
                               "Ctrl+R run, Esc stop, Ctrl+Z/Ctrl+Shift+Z undo/redo topology edits, "
                               "Ctrl+C copy table cells."));
+    });
+    help->addAction(tr("Legend"), this, [this] {
+        m_banner->showInfo(tr("Heatmaps: colour = the value on the colour bar (yellow high); hatched grey = no value "
+                              "(the job was not queued, the machine not scored); a whisker = ± std of a learned "
+                              "policy's score, a cell's height standing for the colour bar's span. Stepper: bold = "
+                              "placed at this decision; Placed says why not. Gantt and cluster map: one colour per "
+                              "job, the selected job outlined in every view; Gavel's allocation X and OASiS's prices "
+                              "replace the affinity / history maps for those policies."));
+    });
+    help->addAction(tr("About SchedStudio"), this, [this] {
+        QMessageBox::about(this, tr("About SchedStudio"),
+                           tr("<b>SchedStudio</b> %1<br>A what-if studio for deep-learning GPU cluster scheduling: "
+                              "DAS and its baselines, Tiresias, Gavel, Chronus, OASiS and the RELMAS accelerator "
+                              "mode, with every decision open to inspection.<br>Built with Qt %2.")
+                               .arg(QString::fromUtf8(softwareVersion()), QString::fromLatin1(qVersion())));
     });
 
     auto* tb = addToolBar(tr("Main"));
@@ -585,10 +603,15 @@ RunRequest MainWindow::runRequest(const Scenario& s) const
 
 bool MainWindow::runScenario()
 {
+    // A rerun stays at the decision the user was looking at (clamped), rather than jumping back to the first.
+    const int keep = currentDecision();
     const auto started = m_runs->startScenario(runRequest(currentScenario()), m_clusterDoc->validationMessage(),
-                                               [this](QVector<RunPtr> runs) {
-                                                   if (!runs.isEmpty())
-                                                       setCurrentRun(runs.first());
+                                               [this, keep](QVector<RunPtr> runs) {
+                                                   if (runs.isEmpty())
+                                                       return;
+                                                   setCurrentRun(runs.first());
+                                                   if (keep > 0 && decisionCount() > 0)
+                                                       setDecision(std::min(keep, decisionCount() - 1));
                                                });
     if (started == RunController::Start::Started)
         clearError();

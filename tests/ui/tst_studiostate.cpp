@@ -50,6 +50,7 @@ private Q_SLOTS:
     void untrainedFallbackIsShownNotSilent();
     void acceleratorScenarioIsRefusedWhole();
     void compareShowsTwoRunsAndLogTails();
+    void rerunKeepsTheDecisionAndHelpHasALegend();
 
 private:
     QTemporaryDir m_dir;
@@ -504,6 +505,27 @@ void TestStudioState::compareShowsTwoRunsAndLogTails()
     QVERIFY(cdf->graphCount() >= 2);
     logX->setChecked(false);
     QCOMPARE(cdf->xAxis->scaleType(), QCPAxis::stLinear);
+}
+
+void TestStudioState::rerunKeepsTheDecisionAndHelpHasALegend()
+{
+    // Issue 22 point 13: re-running stayed nowhere (back to decision 1); Help had no legend or About.
+    MainWindow w;
+    QVERIFY(openAndRun(w, kSample));
+    w.setDecision(10);
+    QVERIFY(w.runScenario());
+    QVERIFY(w.waitForIdle(60000));
+    QCOMPARE(w.currentDecision(), 10);
+    QAction* legend = nullptr;
+    bool about = false;
+    for (QAction* a : w.findChildren<QAction*>()) {
+        if (a->text() == QLatin1String("Legend"))
+            legend = a;
+        about = about || a->text() == QLatin1String("About SchedStudio");
+    }
+    QVERIFY(legend && about);
+    legend->trigger();
+    QVERIFY2(w.bannerText().contains(QLatin1String("whisker")), qPrintable(w.bannerText()));
 }
 
 QTEST_MAIN(TestStudioState)
