@@ -302,6 +302,19 @@ void ClusterDocument::setLinkBandwidth(int index, double gbps)
         [index, old](ClusterSpec& s) { s.links[size_t(index)].gbps = old; }));
 }
 
+int ClusterDocument::ensureGpuType(const QString& name)
+{
+    const int have = m_spec.typeIndex(name.toStdString());
+    if (have >= 0)
+        return have;
+    for (const GpuType& t : gpuTypeCatalog())
+        if (QString::fromStdString(t.name) == name) {
+            addGpuType(t);
+            return int(m_spec.types.size()) - 1;
+        }
+    return -1;
+}
+
 void ClusterDocument::addGpuType(const GpuType& type)
 {
     m_undo.push(new ClusterCommand(this, tr("Add GPU type"), [type](ClusterSpec& s) { s.types.push_back(type); },

@@ -42,6 +42,9 @@ public:
     void removeLink(int index);
     void setLinkBandwidth(int index, double gbps);
     void addGpuType(const GpuType& type);
+    /// The index of GPU type `name` in the cluster, adding it from the catalogue (gpuTypeCatalog) as an undoable
+    /// step when the cluster lacks it; -1 when the name is neither.
+    int ensureGpuType(const QString& name);
 
     // Used by the commands; not for direct use (no undo entry).
     ClusterSpec& mutableSpec() { return m_spec; }

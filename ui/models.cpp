@@ -3,6 +3,7 @@
 #include <QColor>
 #include <QFont>
 #include <QRegularExpression>
+#include <QUndoStack>
 
 #include <algorithm>
 #include <cmath>
@@ -674,8 +675,6 @@ QVariant MachineTableModel::data(const QModelIndex& index, int role) const
         return m.sw >= 0 && size_t(m.sw) < s.switches.size() ? QString::fromStdString(s.switches[size_t(m.sw)].name)
                                                               : QStringLiteral("?%1").arg(m.sw);
     case GpuType:
-        if (role == Qt::EditRole)
-            return m.type;
         return m.type >= 0 && size_t(m.type) < s.types.size() ? QString::fromStdString(s.types[size_t(m.type)].name)
                                                                : QStringLiteral("?%1").arg(m.type);
     case Gpus: return m.gpus;
@@ -693,7 +692,16 @@ bool MachineTableModel::setData(const QModelIndex& index, const QVariant& value,
     switch (index.column()) {
     case Name: m_doc->renameMachine(r, value.toString()); return true;
     case Switch: m_doc->setMachinesSwitch({r}, value.toInt()); return true;
-    case GpuType: m_doc->setMachinesType({r}, value.toInt()); return true;
+    case GpuType: {
+        // by name (the editor offers the cluster's types and the catalogue's); a catalogue type joins the
+        // cluster in the same undoable step
+        m_doc->undoStack()->beginMacro(tr("Set GPU type"));
+        const int t = m_doc->ensureGpuType(value.toString());
+        if (t >= 0)
+            m_doc->setMachinesType({r}, t);
+        m_doc->undoStack()->endMacro();
+        return t >= 0;
+    }
     case Gpus: m_doc->setMachinesGpus({r}, value.toInt()); return true;
     default: return false;
     }

@@ -6,11 +6,14 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QSpinBox>
+#include <QStyledItemDelegate>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
 #include <QToolBar>
+#include <QUndoStack>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -21,6 +24,46 @@
 #include "viewhelpers.h"
 
 namespace ss::ui {
+
+QStringList gpuTypeChoices(const ClusterSpec& spec)
+{
+    QStringList names;
+    for (const GpuType& t : spec.types)
+        names << QString::fromStdString(t.name);
+    for (const GpuType& t : gpuTypeCatalog())
+        if (!names.contains(QString::fromStdString(t.name)))
+            names << QString::fromStdString(t.name);
+    return names;
+}
+
+namespace {
+
+/// The Machines table's GPU-type cell edits with a list of type names (the cluster's, then the catalogue's),
+/// not a number box of type indices.
+class GpuTypeDelegate : public QStyledItemDelegate {
+public:
+    GpuTypeDelegate(ClusterDocument* doc, QObject* parent) : QStyledItemDelegate(parent), m_doc(doc) {}
+    QWidget* createEditor(QWidget* parent, const QStyleOptionViewItem&, const QModelIndex&) const override
+    {
+        auto* c = new QComboBox(parent);
+        c->setObjectName(QStringLiteral("gpuTypeEditor"));
+        c->addItems(gpuTypeChoices(m_doc->spec()));
+        return c;
+    }
+    void setEditorData(QWidget* editor, const QModelIndex& index) const override
+    {
+        auto* c = static_cast<QComboBox*>(editor);
+        c->setCurrentIndex(std::max(0, c->findText(index.data(Qt::DisplayRole).toString())));
+    }
+    void setModelData(QWidget* editor, QAbstractItemModel* model, const QModelIndex& index) const override
+    {
+        model->setData(index, static_cast<QComboBox*>(editor)->currentText(), Qt::EditRole);
+    }
+private:
+    ClusterDocument* m_doc;
+};
+
+} // namespace
 
 TopologyPanel::TopologyPanel(ClusterDocument* doc, ExportMenus* exports, QWidget* parent)
     : QWidget(parent), m_doc(doc)
@@ -49,8 +92,10 @@ TopologyPanel::TopologyPanel(ClusterDocument* doc, ExportMenus* exports, QWidget
     tb->addAction(tr("Add machines"), this, [this] {
         if (m_doc->spec().switches.empty())
             m_doc->addSwitch(QString(), 100);
-        m_doc->addMachines(m_addCountSpin->value(), std::max(0, m_typeCombo->currentIndex()), m_gpuCountSpin->value(),
-                           firstSelectedSwitch());
+        m_doc->undoStack()->beginMacro(tr("Add machines"));
+        const int type = m_doc->ensureGpuType(m_typeCombo->currentData().toString());
+        m_doc->addMachines(m_addCountSpin->value(), std::max(0, type), m_gpuCountSpin->value(), firstSelectedSwitch());
+        m_doc->undoStack()->endMacro();
     })->setToolTip(tr("Add machines of the chosen GPU type and count to the selected switch"));
     tb->addWidget(m_addCountSpin);
     tb->addAction(tr("Duplicate"), this, [this] { m_doc->duplicateMachines(selectedMachineRows()); });
@@ -61,7 +106,16 @@ TopologyPanel::TopologyPanel(ClusterDocument* doc, ExportMenus* exports, QWidget
     });
     tb->addSeparator();
     tb->addWidget(m_typeCombo);
-    tb->addAction(tr("Set type"), this, [this] { m_doc->setMachinesType(selectedMachineRows(), m_typeCombo->currentIndex()); })
+    tb->addAction(tr("Set type"), this, [this] {
+          const std::vector<int> rows = selectedMachineRows();
+          if (rows.empty())
+              return;
+          m_doc->undoStack()->beginMacro(tr("Set GPU type"));
+          const int type = m_doc->ensureGpuType(m_typeCombo->currentData().toString());
+          if (type >= 0)
+              m_doc->setMachinesType(rows, type);
+          m_doc->undoStack()->endMacro();
+      })
         ->setToolTip(tr("Set the GPU type of every selected machine"));
     tb->addWidget(m_gpuCountSpin);
     tb->addAction(tr("Set count"), this, [this] { m_doc->setMachinesGpus(selectedMachineRows(), m_gpuCountSpin->value()); })
@@ -106,6 +160,7 @@ TopologyPanel::TopologyPanel(ClusterDocument* doc, ExportMenus* exports, QWidget
     m_machineModel = new MachineTableModel(m_doc, this);
     m_machineTable = makeTable(tabs);
     m_machineTable->setModel(m_machineModel);
+    m_machineTable->setItemDelegateForColumn(MachineTableModel::GpuType, new GpuTypeDelegate(m_doc, m_machineTable));
     m_machineTable->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_machineTable->verticalHeader()->setVisible(true);
     exports->installTableExport(m_machineTable);
@@ -182,11 +237,13 @@ void TopologyPanel::refresh()
                                                  .arg(spec.switches.size()).arg(spec.links.size())
                                            : QStringLiteral("⚠ ") + v);
     m_validationLabel->setStyleSheet(v.isEmpty() ? QString() : QStringLiteral("color: #c9372c; font-weight: bold;"));
-    const QString cur = m_typeCombo->currentText();
+    const QString cur = m_typeCombo->currentData().toString();
+    QSignalBlocker block(m_typeCombo);
     m_typeCombo->clear();
-    for (const GpuType& t : spec.types)
-        m_typeCombo->addItem(QString::fromStdString(t.name));
-    m_typeCombo->setCurrentText(cur);
+    for (const QString& name : gpuTypeChoices(spec))
+        m_typeCombo->addItem(spec.typeIndex(name.toStdString()) >= 0 ? name : tr("%1 (catalogue)").arg(name), name);
+    const int at = m_typeCombo->findData(cur);
+    m_typeCombo->setCurrentIndex(at >= 0 ? at : 0);
 }
 
 } // namespace ss::ui

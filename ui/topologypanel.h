@@ -2,9 +2,12 @@
 // The Topology editor dock: the switch/machine graph and the machine and link tables over the
 // ClusterDocument (every edit is an undoable command there), a toolbar to add, duplicate, remove, retype
 // and connect, and the validation line.
+#include <QStringList>
 #include <QWidget>
 
 #include <vector>
+
+#include "model/clusterspec.h"
 
 class QComboBox;
 class QDoubleSpinBox;
@@ -22,6 +25,9 @@ class ClusterDocument;
 class ExportMenus;
 class LinkTableModel;
 class MachineTableModel;
+
+/// GPU types the editor offers: the cluster's, then the catalogue's (gpuTypeCatalog) it lacks.
+QStringList gpuTypeChoices(const ClusterSpec& spec);
 
 class TopologyPanel : public QWidget {
     Q_OBJECT

@@ -156,6 +156,18 @@ GpuType gpu(const std::string& name)
     return {"MISC", 1.00, 16, 0.70};
 }
 
+} // namespace
+
+std::vector<GpuType> gpuTypeCatalog()
+{
+    std::vector<GpuType> v;
+    for (const char* n : {"V100", "V100M32", "P100", "T4", "K80", "MISC"})
+        v.push_back(gpu(n));
+    return v;
+}
+
+namespace {
+
 struct Builder {
     ClusterSpec c;
     int type(const std::string& n)

@@ -76,6 +76,9 @@ private:
 
 /// Built-in cluster presets: das-case, das-small, das-medium, das-large, gavel-108, tiresias-n32g4, alibaba-scale.
 std::vector<std::string> clusterPresetNames();
+/// The GPU types the presets use, with their list prices and speeds (V100, V100M32, P100, T4, K80, MISC): what
+/// the topology editor offers beyond the types a cluster already has.
+std::vector<GpuType> gpuTypeCatalog();
 /// Throws std::invalid_argument for an unknown name.
 ClusterSpec makeClusterPreset(std::string_view name);
 /// One line describing the preset and where its figures come from.

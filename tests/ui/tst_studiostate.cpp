@@ -27,7 +27,9 @@
 #include "heatmapview.h"
 #include "mainwindow.h"
 #include "scenario.h"
+#include "models.h"
 #include "stepperpanel.h"
+#include "topologypanel.h"
 
 using namespace ss;
 using namespace ss::ui;
@@ -51,6 +53,7 @@ private Q_SLOTS:
     void acceleratorScenarioIsRefusedWhole();
     void compareShowsTwoRunsAndLogTails();
     void rerunKeepsTheDecisionAndHelpHasALegend();
+    void topologyEditorOffersCatalogueTypes();
 
 private:
     QTemporaryDir m_dir;
@@ -526,6 +529,41 @@ void TestStudioState::rerunKeepsTheDecisionAndHelpHasALegend()
     QVERIFY(legend && about);
     legend->trigger();
     QVERIFY2(w.bannerText().contains(QLatin1String("whisker")), qPrintable(w.bannerText()));
+}
+
+void TestStudioState::topologyEditorOffersCatalogueTypes()
+{
+    // Issue 22 point 9: the GPU-type list offered only the cluster's types, and the type cell was a number box.
+    MainWindow w;
+    QVERIFY(w.openScenario(kSample));
+    QVERIFY(w.waitForIdle(20000));
+    ClusterDocument* doc = w.clusterDocument();
+    const QStringList choices = gpuTypeChoices(doc->spec());
+    QCOMPARE(choices.mid(0, 2), (QStringList{QStringLiteral("V100"), QStringLiteral("P100")})); // the cluster's first
+    QVERIFY(choices.contains(QStringLiteral("K80")) && choices.contains(QStringLiteral("T4")));
+    const size_t typesBefore = doc->spec().types.size();
+    MachineTableModel model(doc);
+    const QModelIndex cell = model.index(0, MachineTableModel::GpuType);
+    QCOMPARE(cell.data(Qt::EditRole).toString(), QStringLiteral("V100")); // a name, not an index
+    QVERIFY(model.setData(cell, QStringLiteral("K80"), Qt::EditRole));
+    QCOMPARE(doc->spec().types.size(), typesBefore + 1);
+    QCOMPARE(cell.data().toString(), QStringLiteral("K80"));
+    doc->undoStack()->undo(); // one step: the machine's type and the catalogue type it brought
+    QCOMPARE(doc->spec().types.size(), typesBefore);
+    QCOMPARE(cell.data().toString(), QStringLiteral("V100"));
+    QVERIFY(!model.setData(cell, QStringLiteral("no-such-gpu"), Qt::EditRole));
+    // The Machines table edits that column with a list of names.
+    w.showView(QStringLiteral("topology"));
+    QTableView* table = nullptr;
+    for (QTableView* t : w.findChildren<QTableView*>())
+        if (qobject_cast<MachineTableModel*>(t->model()))
+            table = t;
+    QVERIFY(table);
+    QStyleOptionViewItem opt;
+    std::unique_ptr<QWidget> editor(table->itemDelegateForColumn(MachineTableModel::GpuType)->createEditor(table, opt, cell));
+    auto* combo = qobject_cast<QComboBox*>(editor.get());
+    QVERIFY(combo);
+    QVERIFY(combo->findText(QStringLiteral("K80")) >= 0);
 }
 
 QTEST_MAIN(TestStudioState)
