@@ -70,7 +70,8 @@ TopologyPanel::TopologyPanel(ClusterDocument* doc, ExportMenus* exports, QWidget
 {
     auto* w = this;
     auto* v = new QVBoxLayout(w);
-    auto* tb = new QToolBar(w);
+    QToolBar* tb = new QToolBar(w);
+    QToolBar* const tb1 = tb;
     tb->setIconSize(QSize(16, 16));
     m_addCountSpin = new QSpinBox(w);
     m_addCountSpin->setRange(1, 512);
@@ -120,7 +121,12 @@ TopologyPanel::TopologyPanel(ClusterDocument* doc, ExportMenus* exports, QWidget
     tb->addWidget(m_gpuCountSpin);
     tb->addAction(tr("Set count"), this, [this] { m_doc->setMachinesGpus(selectedMachineRows(), m_gpuCountSpin->value()); })
         ->setToolTip(tr("Set the GPU count of every selected machine"));
-    tb->addSeparator();
+    // Two rows: machines on the first, switches, links and loading on the second, so nothing hides behind the
+    // overflow arrow on a narrow dock (Load preset… did).
+    auto* tb2 = new QToolBar(w);
+    tb2->setObjectName(QStringLiteral("topologyToolBar2"));
+    tb2->setIconSize(QSize(16, 16));
+    tb = tb2;
     tb->addAction(tr("Add switch"), this, [this] { m_doc->addSwitch(QString(), 100); });
     tb->addAction(tr("Duplicate switch"), this, [this] {
         for (int s : m_topology->selectedSwitches())
@@ -146,7 +152,8 @@ TopologyPanel::TopologyPanel(ClusterDocument* doc, ExportMenus* exports, QWidget
             Q_EMIT loadClusterRequested(m_presetCombo->itemText(i));
         m_presetCombo->setCurrentIndex(0);
     });
-    v->addWidget(tb);
+    v->addWidget(tb1);
+    v->addWidget(tb2);
 
     m_validationLabel = new QLabel(w);
     m_validationLabel->setWordWrap(true);

@@ -20,6 +20,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolBar>
 
 #include "clusterdocument.h"
 #include "qcp.h"
@@ -564,6 +565,13 @@ void TestStudioState::topologyEditorOffersCatalogueTypes()
     auto* combo = qobject_cast<QComboBox*>(editor.get());
     QVERIFY(combo);
     QVERIFY(combo->findText(QStringLiteral("K80")) >= 0);
+    // "Load preset…" sits on the second toolbar row, not behind the first row's overflow arrow.
+    auto* row2 = w.findChild<QToolBar*>(QStringLiteral("topologyToolBar2"));
+    QVERIFY(row2);
+    bool preset = false;
+    for (QComboBox* c : row2->findChildren<QComboBox*>())
+        preset = preset || c->itemText(0).startsWith(QLatin1String("Load preset"));
+    QVERIFY(preset);
 }
 
 QTEST_MAIN(TestStudioState)
