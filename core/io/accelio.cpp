@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "io/ioerror.h"
+#include "io/textio.h"
 
 namespace fs = std::filesystem;
 
@@ -14,16 +15,6 @@ namespace ss::accel {
 namespace {
 constexpr const char* kChipFormat = "schedstudio-chip";
 constexpr const char* kNetworkFormat = "schedstudio-network";
-
-std::string slurp(const std::string& path)
-{
-    std::ifstream f(path, std::ios::binary);
-    if (!f)
-        throw IoError(path, 0, "", "cannot open");
-    std::ostringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
 
 void checkFormat(const JsonValue& root, const JsonReader& r, const char* format)
 {
@@ -144,7 +135,7 @@ Chip readChip(const std::string& presetOrPath)
     for (const std::string& n : chipPresetNames())
         if (n == presetOrPath)
             return chipPreset(n);
-    return chipFromJson(parseJson(slurp(presetOrPath), presetOrPath), JsonReader(presetOrPath));
+    return chipFromJson(parseJson(io::readWholeFile(presetOrPath), presetOrPath), JsonReader(presetOrPath));
 }
 
 Network networkFromJson(const JsonValue& root, const JsonReader& r)
@@ -188,12 +179,12 @@ Network networkFromJson(const JsonValue& root, const JsonReader& r)
 
 Network readNetwork(const std::string& path)
 {
-    return networkFromJson(parseJson(slurp(path), path), JsonReader(path));
+    return networkFromJson(parseJson(io::readWholeFile(path), path), JsonReader(path));
 }
 
 AccelScenario readAccelScenario(const std::string& path)
 {
-    const JsonValue root = parseJson(slurp(path), path);
+    const JsonValue root = parseJson(io::readWholeFile(path), path);
     const JsonReader r(path);
     if (!root.isObject())
         r.fail(root, "", "expected a JSON object");

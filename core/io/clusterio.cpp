@@ -92,16 +92,6 @@ struct ClusterBuilder {
 
 std::string stem(const std::string& path) { return std::filesystem::path(path).stem().string(); }
 
-std::string readWholeFile(const std::string& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw IoError(path, 0, "", "cannot open");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
 // ---- published cluster lists ----
 
 ClusterSpec readPhillyMachines(const std::string& file)

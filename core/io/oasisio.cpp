@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "io/ioerror.h"
+#include "io/textio.h"
 
 namespace ss::oasis {
 
@@ -161,12 +162,7 @@ OasisScenario scenarioFromJson(const JsonValue& root, const std::string& file)
 
 OasisScenario readScenario(const std::string& path)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw IoError(path, 0, "", "cannot open");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return scenarioFromJson(parseJson(ss.str(), path), path);
+    return scenarioFromJson(parseJson(io::readWholeFile(path), path), path);
 }
 
 void writeScenario(const OasisScenario& sc, const std::string& path)

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "io/textio.h"
 #include "io/traceio.h"
 #include "io/transforms.h"
 
@@ -32,16 +33,6 @@ std::string absoluteFrom(const std::string& baseDir, const std::string& path)
     if (path.empty() || fs::path(path).is_absolute() || baseDir.empty())
         return path;
     return (fs::path(baseDir) / path).lexically_normal().string();
-}
-
-std::string readFile(const std::string& path)
-{
-    std::ifstream f(path, std::ios::binary);
-    if (!f)
-        throw IoError(path, 0, "", "cannot open");
-    std::ostringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
 }
 
 uint64_t parseSeed(const JsonReader& r, const JsonValue& at, const std::string& field)
@@ -307,7 +298,7 @@ Scenario readScenario(const std::string& path)
 {
     std::error_code ec;
     const std::string base = fs::absolute(path, ec).parent_path().string();
-    Scenario s = scenarioFromJson(readFile(path), base, path);
+    Scenario s = scenarioFromJson(io::readWholeFile(path), base, path);
     s.path = fs::absolute(path, ec).string();
     return s;
 }

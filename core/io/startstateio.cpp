@@ -189,12 +189,7 @@ StartState startStateFromText(const std::string& text, const std::string& file, 
 
 StartState readStartState(const std::string& path, const ClusterSpec& cluster)
 {
-    std::ifstream f(path, std::ios::binary);
-    if (!f)
-        throw IoError(path, 0, "", "cannot open the start state file");
-    std::ostringstream ss;
-    ss << f.rdbuf();
-    return startStateFromText(ss.str(), path, cluster);
+    return startStateFromText(io::readWholeFile(path), path, cluster);
 }
 
 } // namespace ss

@@ -6,6 +6,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <sys/stat.h>
 
 namespace ss::io {
@@ -168,6 +170,16 @@ const std::vector<std::string_view>& FieldSplitter::splitWhitespace(std::string_
         p = q;
     }
     return m_f;
+}
+
+std::string readWholeFile(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw IoError(path, 0, "", "cannot open");
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
 }
 
 std::string_view trim(std::string_view s)

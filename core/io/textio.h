@@ -56,6 +56,9 @@ private:
     std::string m_scratch;
 };
 
+/// A whole file as bytes; IoError(path, "cannot open") when it cannot be read. The JSON and small-file readers use it.
+std::string readWholeFile(const std::string& path);
+
 std::string_view trim(std::string_view s);
 bool iequals(std::string_view a, std::string_view b);
 std::string lower(std::string_view s);
