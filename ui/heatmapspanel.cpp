@@ -54,6 +54,7 @@ HeatmapsPanel::HeatmapsPanel(ExportMenus* exports, QWidget* parent) : QWidget(pa
 
 void HeatmapsPanel::setRun(const RunEntry* run)
 {
+    m_priorityMeaning = run ? priorityMeaning(run->policy()) : QString();
     if (run && run->out->log)
         m_strip->setLog(run->out->log.get(), machineNamesOf(*run), run->trace.get());
     else
@@ -66,8 +67,8 @@ void HeatmapsPanel::showDecision(const RunEntry& run, int k)
     const DecisionRecord& r = log.records[size_t(k)];
     HeatmapData pri = priorityMatrix(r, run.trace.get()); // jobs by trace id, as the stepper names them
     pri.title = tr("Priority of queued jobs at decision %1 (highest first)").arg(k + 1);
-    if (const QString meaning = priorityMeaning(run.policy()); !meaning.isEmpty())
-        pri.title += QStringLiteral(" · ") + meaning;
+    if (!m_priorityMeaning.isEmpty())
+        pri.title += QStringLiteral(" · ") + m_priorityMeaning;
     m_priorityMap->setData(pri);
     const bool oasis = isOasisPolicy(run.policy());
     if (!r.allocation.empty() && !oasis) {

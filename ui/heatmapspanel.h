@@ -37,6 +37,7 @@ Q_SIGNALS:
 
 private:
     int m_selectedJob = -1;
+    QString m_priorityMeaning; ///< the current run's policy: what its priority means (looked up once per run)
     ss::HeatmapView* m_priorityMap = nullptr;
     ss::HeatmapView* m_historyMap = nullptr;
     ss::HeatmapView* m_affinityMap = nullptr;
