@@ -2,6 +2,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QHeaderView>
 #include <QLabel>
 #include <QTabWidget>
 #include <QTableView>
@@ -46,6 +47,7 @@ ComparePanel::ComparePanel(ExportMenus* exports, QWidget* parent) : QWidget(pare
     auto* bars = new QWidget(tabs);
     auto* bv = new QVBoxLayout(bars);
     m_barMetric = new QComboBox(bars);
+    m_barMetric->setObjectName(QStringLiteral("compareBarMetric"));
     for (int c = CompareModel::kFirstMetric; c <= CompareModel::kLastMetric; ++c)
         m_barMetric->addItem(CompareModel::metricName(c), c);
     m_barPlot = makePlot(bars);
@@ -94,7 +96,23 @@ void ComparePanel::setRuns(const QVector<RunPtr>& runs)
 void ComparePanel::refresh()
 {
     m_model->setRuns(m_runs);
+    // the policies' own figures sit right after the metrics, where they are seen without scrolling
+    QHeaderView* hh = m_table->horizontalHeader();
+    for (int k = 0; k < m_model->policyKeys().size(); ++k)
+        hh->moveSection(hh->visualIndex(CompareModel::ColumnCount + k), CompareModel::kLastMetric + 1 + k);
     m_table->resizeColumnsToContents();
+    {
+        // the bar chart offers the metrics and every policy figure of the runs compared
+        QSignalBlocker b(m_barMetric);
+        const int keep = m_barMetric->currentData().toInt();
+        m_barMetric->clear();
+        for (int c = CompareModel::kFirstMetric; c <= CompareModel::kLastMetric; ++c)
+            m_barMetric->addItem(CompareModel::metricName(c), c);
+        for (int k = 0; k < m_model->policyKeys().size(); ++k)
+            m_barMetric->addItem(tr("%1 (policy figure)").arg(m_model->policyKeys()[k]), CompareModel::ColumnCount + k);
+        const int at = m_barMetric->findData(keep);
+        m_barMetric->setCurrentIndex(at >= 0 ? at : 0);
+    }
 
     std::vector<plots::NamedSeries> cdf;
     for (const RunPtr& r : m_runs) {
@@ -113,15 +131,19 @@ void ComparePanel::refresh()
         plots::plotCdf(m_cdfPlot, cdf, tr("JCT (min)"), m_cdfLogX->isChecked());
     m_barPlot->clearPlottables();
     const int metric = m_barMetric->currentData().toInt();
+    const int key = metric - CompareModel::ColumnCount; // >= 0: a policy figure
+    const QString metricLabel = key >= 0 ? m_model->policyKeys().value(key) : CompareModel::metricName(metric);
     QStringList cats;
     std::vector<std::vector<double>> mean(1), sd(1);
     for (const auto& g : m_model->groups()) {
+        if (key >= 0 && (key >= g.policyRuns.size() || g.policyRuns[key] == 0))
+            continue; // a group whose policy does not report this figure has no bar
         cats << g.label;
-        mean[0].push_back(g.stat[metric].mean);
-        sd[0].push_back(g.stat[metric].sd);
+        mean[0].push_back(key >= 0 ? g.policyStat[key].mean : g.stat[metric].mean);
+        sd[0].push_back(key >= 0 ? g.policyStat[key].sd : g.stat[metric].sd);
     }
     if (!cats.isEmpty())
-        plots::plotGroupedBars(m_barPlot, cats, {CompareModel::metricName(metric)}, mean, sd, CompareModel::metricName(metric));
+        plots::plotGroupedBars(m_barPlot, cats, {metricLabel}, mean, sd, metricLabel);
     themePlotsUnder(this);
 
     auto fill = [this](QComboBox* c, int pick) {

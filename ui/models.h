@@ -106,10 +106,16 @@ public:
         int reruns = 0;            ///< runs left out: a seed the group already has (the latest one is kept)
         QString policy, cluster, trace, perf, params;
         Stat stat[ColumnCount];
+        /// per policy figure (policyKeys()): mean and sd over the group's runs that report it; runs = how many did
+        QVector<Stat> policyStat;
+        QVector<int> policyRuns;
     };
     using QAbstractTableModel::QAbstractTableModel;
     void setRuns(const QVector<RunPtr>& runs);
     const QVector<GroupRow>& groups() const { return m_groups; }
+    /// The policies' own figures (Summary::policyStats, e.g. Gavel's ideal_mean_jct_min, Chronus's SLO counts),
+    /// one column each after ColumnCount, in the order first met; empty for a group whose runs do not report it.
+    const QStringList& policyKeys() const { return m_policyKeys; }
     static QString metricName(int column);
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -117,6 +123,7 @@ public:
     QVariant headerData(int section, Qt::Orientation o, int role) const override;
 private:
     QVector<GroupRow> m_groups;
+    QStringList m_policyKeys;
 };
 
 /// What policy `name`'s recorded priority means ("fifo: minutes waited (ties: arrival order)"), "" when the

@@ -4,6 +4,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <map>
 #include <fstream>
 #include <random>
 
@@ -490,6 +491,35 @@ private Q_SLOTS:
         const Trace u = abTrace({{0, "fastB", 1000}, {300, "fastB", 1000}});
         const std::vector<double> e2 = simulateGavelIdeal(c, u, &tab, Objective::MaxMinFairness, false, perf);
         QVERIFY(e2[0] > 300 && e2[0] < e2[1]);
+    }
+
+    void idealModeBesideTheMechanismInRunStats()
+    {
+        // gavel.ideal=1: the run's own figures carry the ideal mode on the same jobs (what the studio's Compare
+        // shows beside the mechanism): the ideal mean JCT is the fluid simulation's, the mechanism's is the run's
+        const ClusterSpec c = twoTypes(1, 1);
+        const Trace t = abTrace({{0, "fastB", 1000}, {0, "fastB", 1000}});
+        const ThroughputTable tab = abTable();
+        PolicyOptions o;
+        o.params["gavel.ideal"] = "1";
+        auto s = makeScheduler("gavel-las", o);
+        Simulator sim(c, t, *s, gavelConfig(), &tab);
+        sim.run();
+        std::map<std::string, double> st;
+        for (const auto& [k, v] : s->runStats())
+            st[k] = v;
+        QCOMPARE(st.at("ideal_jobs"), 2.0);
+        QVERIFY2(std::fabs(st.at("ideal_mean_jct_min") - 1000 / 1.5 / 60) < 1e-4, qPrintable(QString::number(st.at("ideal_mean_jct_min"))));
+        const double mech = (sim.rt(0).end + sim.rt(1).end) / 2 / 60;
+        QVERIFY(std::fabs(st.at("mechanism_mean_jct_min") - mech) < 1e-9);
+        QVERIFY(std::fabs(st.at("mechanism_over_ideal") - mech / (1000 / 1.5 / 60)) < 1e-4);
+        QVERIFY(st.at("rounds") >= 1 && st.at("lp_solves") >= 1);
+        // off by default: no ideal figures
+        auto plain = makeScheduler("gavel-las");
+        Simulator sim2(c, t, *plain, gavelConfig(), &tab);
+        sim2.run();
+        for (const auto& kv : plain->runStats())
+            QVERIFY(kv.first.rfind("ideal", 0) != 0 && kv.first.rfind("mechanism", 0) != 0);
     }
 
     void realGavelTraceExcerpt()

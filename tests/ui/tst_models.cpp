@@ -216,6 +216,25 @@ void TestModels::compareModel()
     QVERIFY2(m.groups()[0].label.contains(QStringLiteral("perf ")), qPrintable(m.groups()[0].label));
     QVERIFY(m.groups()[0].label != m.groups()[2].label);
     QCOMPARE(m.index(2, CompareModel::Perf).data().toString(), QString::fromStdString(other->out->perf));
+
+    // The policies' own figures are columns after the fixed ones: mean over the runs that report each, empty
+    // for a group whose policy does not (issue 17: Gavel's ideal mode beside the mechanism).
+    auto withStats = [&](int id, uint64_t seed, double ideal) {
+        auto r = std::make_shared<RunEntry>(*makeRun(id, trace, "fifo+firstfit", seed));
+        auto out = std::make_shared<RunOutput>(*r->out);
+        out->summary.policyStats = {{"ideal_mean_jct_min", ideal}, {"rounds", 7}};
+        r->out = out;
+        return r;
+    };
+    m.setRuns({withStats(6, 1, 10.0), withStats(7, 2, 14.0), runs[2]});
+    QCOMPARE(m.policyKeys(), (QStringList{QStringLiteral("ideal_mean_jct_min"), QStringLiteral("rounds")}));
+    QCOMPARE(m.columnCount(), int(CompareModel::ColumnCount) + 2);
+    QCOMPARE(m.headerData(CompareModel::ColumnCount, Qt::Horizontal, Qt::DisplayRole).toString(),
+             QStringLiteral("ideal_mean_jct_min"));
+    QCOMPARE(m.index(0, CompareModel::ColumnCount).data(SortRole).toDouble(), 12.0);
+    QVERIFY(m.index(0, CompareModel::ColumnCount).data().toString().startsWith(QStringLiteral("12 ±")));
+    QCOMPARE(m.index(0, CompareModel::ColumnCount + 1).data().toString(), QStringLiteral("7 ± 0"));
+    QVERIFY(m.index(1, CompareModel::ColumnCount).data().toString().isEmpty()); // sjf+bestfit reports none
 }
 
 void TestModels::queueModel()

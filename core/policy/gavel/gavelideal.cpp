@@ -16,6 +16,16 @@ std::vector<double> simulateGavelIdeal(const ClusterSpec& cluster, const Trace& 
     cfg.perf = perf;
     PerfModel pm(cluster, trace, perf, cfg.seed, table);
     const SimSetup setup {cluster, trace, pm, cfg};
+    gavel::Options opts;
+    opts.agnostic = agnostic;
+    return simulateGavelIdeal(setup, objective, opts, false);
+}
+
+std::vector<double> simulateGavelIdeal(const SimSetup& setup, gavel::Objective objective, const gavel::Options& opts,
+                                       bool entityVc)
+{
+    const ClusterSpec& cluster = setup.cluster;
+    const Trace& trace = setup.trace;
     const size_t n = trace.jobs.size();
     std::vector<double> end(n, -1.0), left(n, 0.0), rate(n, 0.0);
     std::vector<GavelJobThroughput> tp(n);
@@ -25,8 +35,6 @@ std::vector<double> simulateGavelIdeal(const ClusterSpec& cluster, const Trace& 
     for (size_t t = 0; t < cluster.types.size(); ++t)
         price[t] = cluster.types[t].pricePerHour;
     std::vector<int> active;
-    gavel::Options opts;
-    opts.agnostic = agnostic;
     size_t next = 0;
     double now = trace.jobs.empty() ? 0.0 : trace.jobs.front().submit;
     while (next < n || !active.empty()) {
@@ -49,6 +57,9 @@ std::vector<double> simulateGavelIdeal(const ClusterSpec& cluster, const Trace& 
             r.done = jb.duration * tp[size_t(j)].unitsPerRef - left[size_t(j)];
             r.age = now - jb.submit;
             r.arrival = jb.submit + 1e-9 * j;
+            if (!jb.deadlines.empty())
+                r.sloLeft = jb.submit + jb.deadlines.front().offset - now;
+            r.entity = entityVc ? jb.vc : jb.user; // the LP only compares entities for equality
             p.jobs.push_back(std::move(r));
         }
         const gavel::Solution s = gavel::solve(p, objective, opts);

@@ -17,12 +17,13 @@
 // - hierarchical: water-filling. Each entity gets weight W_e, split over its jobs equally (fairness) or
 //   halving by arrival order (FIFO inside, [I]); raise the least weighted normalized throughput of the
 //   unfrozen jobs, freeze the jobs whose level constraint binds (positive dual), repeat.
-// Feasibility LPs (FTF and makespan bisection steps, the last water-filling level) maximize the total
-// normalized throughput as a tie-breaker, so that capacity no constraint needs is still handed out.
+// The final LP of a bisection (FTF, makespan) and the last water-filling level maximize the total normalized
+// throughput as a tie-breaker, so that capacity no constraint needs is still handed out.
 //
 // Non-unique optima (§4.4): by default every final LP is solved with CLP's barrier method without
 // crossover, which returns a point inside the optimal face as Gavel's ECOS does; a vertex (dual simplex)
-// is available with LpMethod::Simplex. Bisection probes only need feasibility and use dual simplex.
+// is available with LpMethod::Simplex. Bisection probes only need feasibility: one model, warm-started dual
+// simplex (FeasibilityProber).
 #include "policy/gavel/gavellp.h"
 
 #include <algorithm>
@@ -333,8 +334,9 @@ Solution solveRanked(const Problem& p, const Options& opts, Objective o)
     return s;
 }
 
-/// Feasibility of thr(m) >= need[m] for all m; solved with `method` (probes: simplex).
-bool feasible(const Problem& p, const std::vector<double>& need, LpMethod method, bool agnostic, Solution* out)
+/// The final solve of a bisection: thr(m) >= need[m] for all m, with `method`, the total normalized throughput
+/// as tie-breaker. False when infeasible.
+bool solveAtNeed(const Problem& p, const std::vector<double>& need, LpMethod method, bool agnostic, Solution& out)
 {
     Base b(p, agnostic);
     for (size_t m = 0; m < p.jobs.size(); ++m) {
@@ -347,13 +349,63 @@ bool feasible(const Problem& p, const std::vector<double>& need, LpMethod method
         b.thr(int(m), 1.0, idx, val);
         b.lp.addRow(idx, val, need[m], kBig);
     }
-    if (out)
-        addNormalizedTotal(b, 1.0);
-    const Result r = run(b.lp, out ? method : LpMethod::Simplex);
-    if (r.optimal && out)
-        *out = b.extract(r);
+    addNormalizedTotal(b, 1.0);
+    const Result r = run(b.lp, method);
+    if (r.optimal)
+        out = b.extract(r);
     return r.optimal;
 }
+
+/// The bisections' probes: one CLP model holding a row thr(m) >= need[m] for every job, loaded once; a probe
+/// only moves those rows' lower bounds and re-solves with dual simplex from the previous probe's basis. The
+/// objective is zero, so every basis stays dual feasible and a probe costs a few pivots instead of a solve
+/// from scratch (FTF's 16 probes at 200 jobs: about 3x faster than rebuilding, see bench-gavel).
+class FeasibilityProber {
+public:
+    FeasibilityProber(const Problem& p, bool agnostic) : m_rows(p.jobs.size(), -1), m_maxThr(p.jobs.size(), 0.0)
+    {
+        Base b(p, agnostic);
+        for (size_t m = 0; m < p.jobs.size(); ++m) {
+            std::vector<int> idx;
+            std::vector<double> val;
+            b.thr(int(m), 1.0, idx, val);
+            if (idx.empty())
+                continue;
+            for (size_t i = 0; i < idx.size(); ++i)
+                m_maxThr[m] += val[i] * b.lp.colUp[size_t(idx[i])];
+            m_rows[m] = b.lp.addRow(idx, val, -kBig, kBig);
+        }
+        CoinPackedMatrix A(true, b.lp.tRow.data(), b.lp.tCol.data(), b.lp.tVal.data(), CoinBigIndex(b.lp.tVal.size()));
+        A.setDimensions(int(b.lp.rowLo.size()), int(b.lp.colLo.size()));
+        m_lp.setLogLevel(0);
+        m_lp.loadProblem(A, b.lp.colLo.data(), b.lp.colUp.data(), b.lp.obj.data(), b.lp.rowLo.data(), b.lp.rowUp.data());
+    }
+    bool probe(const std::vector<double>& need)
+    {
+        for (size_t m = 0; m < need.size(); ++m) {
+            if (!(need[m] > 0)) {
+                if (m_rows[m] >= 0)
+                    m_lp.setRowLower(m_rows[m], -kBig);
+                continue;
+            }
+            // thr(m) can never exceed the sum of its coefficients at the columns' upper bounds
+            if (!std::isfinite(need[m]) || m_rows[m] < 0 || need[m] > m_maxThr[m] * (1 + 1e-9))
+                return false;
+            m_lp.setRowLower(m_rows[m], need[m]);
+        }
+        m_lp.dual();
+        if (m_lp.status() == 0)
+            return true;
+        if (m_lp.status() == 1)
+            return false;
+        m_lp.primal(); // not proven infeasible: try primal before giving up, as run() does
+        return m_lp.status() == 0;
+    }
+private:
+    ClpSimplex m_lp;
+    std::vector<int> m_rows;
+    std::vector<double> m_maxThr;
+};
 
 Solution solveMakespan(const Problem& p, const Options& opts)
 {
@@ -366,9 +418,10 @@ Solution solveMakespan(const Problem& p, const Options& opts)
     for (size_t m = 0; m < p.jobs.size(); ++m)
         if (p.jobs[m].remaining > 0 && !(fastest(p, int(m), opts.agnostic) > 0))
             fail(Objective::Makespan, "infeasible: job row " + std::to_string(m) + " has work left but no throughput on any GPU type");
+    FeasibilityProber prober(p, opts.agnostic);
     double lo = 100, hi = 1e6;
     int solves = 0;
-    while (!feasible(p, need(hi), LpMethod::Simplex, opts.agnostic, nullptr)) {
+    while (!prober.probe(need(hi))) {
         ++solves;
         lo = hi;
         hi *= 10;
@@ -376,16 +429,16 @@ Solution solveMakespan(const Problem& p, const Options& opts)
             fail(Objective::Makespan, "infeasible at every makespan up to 1e15 s (a job has no throughput on any type)");
     }
     ++solves;
-    if (feasible(p, need(lo), LpMethod::Simplex, opts.agnostic, nullptr))
+    if (prober.probe(need(lo)))
         hi = lo; // already feasible at the lower bound
     ++solves;
     while (1.05 * lo < hi) {
         const double mid = 0.5 * (lo + hi);
         ++solves;
-        (feasible(p, need(mid), LpMethod::Simplex, opts.agnostic, nullptr) ? hi : lo) = mid;
+        (prober.probe(need(mid)) ? hi : lo) = mid;
     }
     Solution s;
-    if (!feasible(p, need(hi), opts.method, opts.agnostic, &s))
+    if (!solveAtNeed(p, need(hi), opts.method, opts.agnostic, s))
         fail(Objective::Makespan, "the bisection's feasible bound failed to solve again");
     s.objective = hi;
     s.lpSolves = solves + 1;
@@ -411,9 +464,10 @@ Solution solveFtf(const Problem& p, const Options& opts)
         }
         return n;
     };
+    FeasibilityProber prober(p, false);
     double lo = 0, hi = 1;
     int solves = 0;
-    while (!feasible(p, need(hi), LpMethod::Simplex, false, nullptr)) {
+    while (!prober.probe(need(hi))) {
         ++solves;
         lo = hi;
         hi *= 2;
@@ -424,10 +478,10 @@ Solution solveFtf(const Problem& p, const Options& opts)
     while (hi - lo > 1e-3 * hi) {
         const double mid = 0.5 * (lo + hi);
         ++solves;
-        (feasible(p, need(mid), LpMethod::Simplex, false, nullptr) ? hi : lo) = mid;
+        (prober.probe(need(mid)) ? hi : lo) = mid;
     }
     Solution s;
-    if (!feasible(p, need(hi), opts.method, false, &s))
+    if (!solveAtNeed(p, need(hi), opts.method, false, s))
         fail(Objective::FinishTimeFairness, "the bisection's feasible bound failed to solve again");
     s.objective = hi;
     s.lpSolves = solves + 1;

@@ -29,6 +29,16 @@ ParamSpec choice(const char* key, const char* dflt, std::vector<std::string> cho
     return p;
 }
 
+ParamSpec flag(const char* key, const char* help)
+{
+    ParamSpec p;
+    p.key = key;
+    p.type = ParamSpec::Type::Bool;
+    p.dflt = "0";
+    p.help = help;
+    return p;
+}
+
 std::vector<ParamSpec> common()
 {
     return {number("gavel.round", "360", 1, "round length in seconds"),
@@ -36,7 +46,8 @@ std::vector<ParamSpec> common()
             choice("gavel.solver", "barrier", {"barrier", "simplex"},
                    "CLP method of the final LP: barrier = interior point of the optimal face (as Gavel's ECOS), simplex = a vertex"),
             choice("gavel.missing", "error", {"error", "typespeed"},
-                   "a job whose model the throughput table lacks and cannot estimate: fail, or use the cluster's type speeds")};
+                   "a job whose model the throughput table lacks and cannot estimate: fail, or use the cluster's type speeds"),
+            flag("gavel.ideal", "1 = also run Gavel's ideal mode (jobs progress at exactly their effective throughput, Fig 13) on the same jobs and report its mean JCT beside the mechanism's")};
 }
 
 struct Def {

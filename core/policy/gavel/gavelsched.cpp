@@ -148,6 +148,7 @@ GavelScheduler::GavelScheduler(std::string name, gavel::Objective objective, boo
     m_pairsPerJob = int(opts.paramD("gavel.pairs", 4));
     m_strict = opts.param("gavel.missing", "error") != "typespeed";
     m_entityVc = opts.param("gavel.entity", "user") == "vc";
+    m_ideal = opts.paramD("gavel.ideal", 0) != 0;
 }
 
 void GavelScheduler::reset(const SimSetup& setup)
@@ -170,6 +171,7 @@ void GavelScheduler::reset(const SimSetup& setup)
         m_price[t] = c.types[t].pricePerHour;
     m_jobs.assign(setup.trace.jobs.size(), JobState {});
     m_lastPriority.assign(setup.trace.jobs.size(), 0.0f);
+    m_finishedAt.assign(setup.trace.jobs.size(), -1.0);
     m_workerTime.assign(m_types, m_roundLen / 2);
     m_active.clear();
     m_scan = 0;
@@ -210,7 +212,32 @@ void GavelScheduler::onJobStopped(int job, double now, bool finished, const JobR
     if (finished) {
         s.active = false;
         m_needLp = true;
+        m_finishedAt[size_t(job)] = now;
     }
+}
+
+std::vector<std::pair<std::string, double>> GavelScheduler::runStats() const
+{
+    std::vector<std::pair<std::string, double>> st;
+    if (m_ideal && m_setup) {
+        const std::vector<double> ideal = simulateGavelIdeal(*m_setup, m_objective, m_lpOpts, m_entityVc);
+        double sumIdeal = 0, sumMech = 0;
+        int both = 0;
+        for (size_t j = 0; j < ideal.size(); ++j)
+            if (ideal[j] >= 0 && m_finishedAt[j] >= 0) {
+                const double submit = m_setup->trace.jobs[j].submit;
+                sumIdeal += ideal[j] - submit;
+                sumMech += m_finishedAt[j] - submit;
+                ++both;
+            }
+        st.emplace_back("mechanism_over_ideal", both && sumIdeal > 0 ? sumMech / sumIdeal : 0.0);
+        st.emplace_back("ideal_mean_jct_min", both ? sumIdeal / both / 60 : 0.0);
+        st.emplace_back("mechanism_mean_jct_min", both ? sumMech / both / 60 : 0.0);
+        st.emplace_back("ideal_jobs", double(both));
+    }
+    st.emplace_back("rounds", double(m_rounds));
+    st.emplace_back("lp_solves", double(m_lpSolves)); // (LP times are not results: bench-gavel prints them)
+    return st;
 }
 
 void GavelScheduler::resetCounters(double now)

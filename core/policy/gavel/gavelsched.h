@@ -38,6 +38,9 @@ public:
     void reset(const SimSetup& setup) override;
     void schedule(SchedContext& ctx) override;
     void onJobStopped(int job, double now, bool finished, const JobRuntime& rt) override;
+    /// rounds and LP solves; with gavel.ideal=1 also the ideal mode's mean JCT on the same
+    /// jobs (Fig 13) and the mechanism's mean JCT over the jobs that finished in both.
+    std::vector<std::pair<std::string, double>> runStats() const override;
 
     /// The allocation row of `job` in force (per cluster type; empty when the job has none).
     std::vector<double> allocationOf(int job) const;
@@ -54,6 +57,8 @@ private:
     int m_pairsPerJob = 4;
     bool m_strict = true;
     bool m_entityVc = false;
+    bool m_ideal = false;
+    std::vector<double> m_finishedAt; // per job: completion time under the mechanism (-1 = not finished)
 
     const SimSetup* m_setup = nullptr;
     size_t m_types = 0;
@@ -100,5 +105,9 @@ namespace ss {
 /// Throws std::runtime_error as the round mechanism does (model not estimable, LP infeasible).
 std::vector<double> simulateGavelIdeal(const ClusterSpec& cluster, const Trace& trace, const ThroughputTable* table,
                                        gavel::Objective objective, bool agnostic, const PerfConfig& perf = {});
+/// The same on a run's setup with the policy's own LP options (entities: virtual clusters when `entityVc`,
+/// else users). Space-sharing pair rows are not modelled: the ideal of an -ss policy is its plain LP's.
+std::vector<double> simulateGavelIdeal(const SimSetup& setup, gavel::Objective objective, const gavel::Options& opts,
+                                       bool entityVc);
 
 } // namespace ss
