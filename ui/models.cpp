@@ -427,7 +427,10 @@ QVariant QueueModel::data(const QModelIndex& index, int role) const
         if (m_trace && sj.job >= 0 && size_t(sj.job) < m_trace->jobs.size())
             return m_trace->jobs[size_t(sj.job)].gpus;
         return {};
-    case Priority: return sort ? QVariant(double(sj.priority)) : QVariant(QString::number(sj.priority, 'g', 4));
+    case Priority: // NaN: the policy did not score the queue at this decision (Gavel between its rounds)
+        if (std::isnan(sj.priority))
+            return sort ? QVariant(-std::numeric_limits<double>::infinity()) : QVariant(QStringLiteral("–"));
+        return sort ? QVariant(double(sj.priority)) : QVariant(QString::number(sj.priority, 'g', 4));
     case PriorityStd:
         return std::isnan(sj.priorityStd) ? QVariant() : QVariant(QString::number(sj.priorityStd, 'g', 3));
     case Admitted: // the admission stage's verdict when the job arrived at this decision (else blank)
@@ -447,6 +450,9 @@ QVariant QueueModel::data(const QModelIndex& index, int role) const
             return tr("no (not tried)");
         if (need > m_freeGpus)
             return tr("no: waits for GPUs (needs %1, %2 free)").arg(need).arg(m_freeGpus);
+        if (std::isnan(sj.priority))
+            return tr("no: not scored at this decision: the policy decides at its next round (needs %1, %2 free)")
+                .arg(need).arg(m_freeGpus);
         return tr("no: held back by the policy (needs %1, %2 free)").arg(need).arg(m_freeGpus);
     }
     }

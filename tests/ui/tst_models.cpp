@@ -276,6 +276,13 @@ void TestModels::queueModel()
     m.setDecision(trace, log, withQueue, 64);
     QCOMPARE(m.index(1, QueueModel::Placed).data().toString(),
              QStringLiteral("no: held back by the policy (needs %1, 64 free)").arg(need1));
+    // a queue the policy did not score at this decision (Gavel between rounds: NaN priorities) shows a dash,
+    // sorts last, and its untried jobs are said to wait for the next round, not to be held back
+    edited.queue[1].priority = kNoScore;
+    m.setDecision(trace, log, withQueue, 64);
+    QCOMPARE(m.index(1, QueueModel::Priority).data().toString(), QStringLiteral("–"));
+    QVERIFY(std::isinf(m.index(1, QueueModel::Priority).data(SortRole).toDouble()));
+    QVERIFY(m.index(1, QueueModel::Placed).data().toString().startsWith(QStringLiteral("no: not scored at this decision")));
     // What the priority means: the header says, from the registry (composites: the ordering's).
     QCOMPARE(priorityMeaning(QStringLiteral("fifo+firstfit")), QStringLiteral("fifo+firstfit: minutes waited (ties: arrival order)"));
     QCOMPARE(priorityMeaning(QStringLiteral("no-such-policy")), QString());
