@@ -1,6 +1,7 @@
 // The generic CSV reader (--format csv with --map): any CSV whose columns are named on the command line.
 #include <cmath>
 
+#include "io/csvpreview.h"
 #include "io/readerbase.h"
 #include "io/tracereaderutil.h"
 
@@ -11,15 +12,13 @@ void readMappedCsv(TraceBuilder& b, LineReader& r)
 {
     const auto& map = b.opts().columnMap;
     const std::string& f = b.file();
-    for (const auto& kv : map) {
-        const std::string& k = kv.first;
-        static const char* known[] = {"submit", "gpus", "duration", "end", "start", "id", "model", "user",
-                                      "vc", "qos", "status", "cpu", "mem", "gpu_spec", "iterations",
-                                      "deadline", "deadline_values"};
-        if (std::find_if(std::begin(known), std::end(known), [&](const char* s) { return k == s; }) == std::end(known))
-            throw IoError(f, 0, k, "unknown --map key (known: submit, gpus, duration, end, start, id, model, user, vc, "
-                                   "qos, status, cpu, mem, gpu_spec, iterations, deadline, deadline_values)");
-    }
+    for (const auto& kv : map)
+        if (!isColumnMapKey(kv.first)) {
+            std::string known;
+            for (const ColumnMapKey& k : columnMapKeys())
+                known += (known.empty() ? "" : ", ") + std::string(k.key);
+            throw IoError(f, 0, kv.first, "unknown --map key (known: " + known + ")");
+        }
     if (!map.count("submit") || !map.count("gpus") || (!map.count("duration") && !map.count("end")))
         throw IoError(f, 0, "", "--map needs submit=, gpus= and duration= (or end=)");
     // Time unit / format.

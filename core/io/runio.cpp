@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "io/csvpreview.h"
 #include "io/textio.h"
 #include "io/traceio.h"
 #include "io/transforms.h"
@@ -159,6 +160,18 @@ Scenario scenarioFromJson(const std::string& text, const std::string& baseDir, c
         } else if (tr->isObject()) {
             s.tracePath = absoluteFrom(baseDir, r.string(*tr, "path", ""));
             s.traceFormat = r.string(*tr, "format", "auto");
+            if (const JsonValue* cols = tr->find("columns"); cols && !cols->isNull()) {
+                if (!cols->isObject())
+                    r.fail(*cols, "trace.columns", "expected an object {\"submit\": \"column\", ...}");
+                for (const auto& [key, v] : cols->object()) {
+                    if (!isColumnMapKey(key))
+                        r.fail(v, "trace.columns." + key, "unknown column key (known: submit, gpus, duration, end, start, id, user, vc, model, qos, status, cpu, mem, gpu_spec, iterations, deadline, deadline_values)");
+                    if (!v.isString() || v.string().empty())
+                        r.fail(v, "trace.columns." + key, "expected a column name");
+                    s.traceColumns[key] = v.string();
+                }
+            }
+            s.traceTimeFormat = r.string(*tr, "time_format", "");
         } else {
             r.fail(*tr, "trace", "expected a path or {\"path\": ..., \"format\": ...}");
         }
@@ -246,6 +259,14 @@ JsonValue scenarioToJson(const Scenario& s, const std::string& baseDir)
     JsonValue trace = JsonValue::makeObject();
     trace["path"] = str(relativeTo(baseDir, s.tracePath));
     trace["format"] = str(s.traceFormat);
+    if (!s.traceColumns.empty()) {
+        JsonValue cols = JsonValue::makeObject();
+        for (const auto& [k, c] : s.traceColumns)
+            cols[k] = str(c);
+        trace["columns"] = std::move(cols);
+    }
+    if (!s.traceTimeFormat.empty())
+        trace["time_format"] = str(s.traceTimeFormat);
     o["trace"] = std::move(trace);
     JsonValue cluster = JsonValue::makeObject();
     switch (s.clusterSource) {
@@ -483,6 +504,8 @@ ExperimentPlan planScenario(const Scenario& s, std::shared_ptr<const ThroughputT
         throw IoError(s.name.empty() ? "scenario" : s.name, 0, "policies", "the scenario names no policy");
     TraceReadOptions ro;
     ro.format = s.traceFormat.empty() ? "auto" : s.traceFormat;
+    ro.columnMap = s.traceColumns;
+    ro.timeFormat = s.traceTimeFormat;
     if (!table && !s.throughputs.empty()) // the scenario's own table, unless the caller gave one
         table = std::make_shared<const ThroughputTable>(readThroughputTable(s.throughputs));
     ro.throughputs = s.throughputs;

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "io/csvpreview.h"
 #include "io/readerbase.h"
 #include "io/textio.h"
 
@@ -445,6 +446,26 @@ std::string detectTraceFormat(const std::string& path)
     return detectFromLines(lines);
 }
 
+namespace {
+/// ": its header suggests --map submit=a,gpus=b,duration=c" when the header's names make a mapping the generic
+/// reader accepts; "" otherwise.
+std::string suggestColumnMap(const std::string& path)
+{
+    try {
+        const CsvPreview p = previewCsv(path, 5);
+        const ColumnGuess g = guessColumnMap(p);
+        if (!checkColumnMap(p, g.columns).empty())
+            return {};
+        std::string m;
+        for (const auto& [k, c] : g.columns)
+            m += (m.empty() ? "" : ",") + k + "=" + c;
+        return "; its header suggests --map " + m + (g.timeFormat.empty() ? "" : " --time-format '" + g.timeFormat + "'");
+    } catch (const std::exception&) {
+        return {};
+    }
+}
+} // namespace
+
 Trace readTrace(const std::string& path, const TraceReadOptions& opts, TraceReadReport* report)
 {
     std::string fmt = opts.format.empty() ? "auto" : lower(opts.format);
@@ -457,7 +478,7 @@ Trace readTrace(const std::string& path, const TraceReadOptions& opts, TraceRead
                 io::LineReader probe(path);
                 if (probe.empty())
                     throw IoError(path, 0, "", "empty file");
-                throw IoError(path, 1, "", "unknown trace format (use --format, or --map for another CSV)");
+                throw IoError(path, 1, "", "unknown trace format (use --format, or --map for another CSV" + suggestColumnMap(path) + ")");
             }
         }
     }

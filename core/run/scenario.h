@@ -36,6 +36,10 @@ struct Scenario {
     std::string path;           ///< the file this scenario was read from (absolute; "" when built in memory)
     std::string tracePath;      ///< absolute once read (relative to the scenario file on disk)
     std::string traceFormat = "auto";
+    /// A CSV no reader recognises: which column holds what (TraceReadOptions::columnMap keys) and the time
+    /// unit or strptime format of its times; empty = the format's own columns
+    std::map<std::string, std::string> traceColumns;
+    std::string traceTimeFormat;
     ClusterSource clusterSource = ClusterSource::Preset;
     std::string clusterPreset = "das-case";
     std::string clusterPath;    ///< absolute once read
