@@ -143,9 +143,19 @@ void MainWindow::buildActions()
         if (!p.isEmpty())
             loadTrace(p);
     });
+    file->addAction(tr("&Map trace columns…"), this, [this] {
+        // re-map the scenario's CSV (or pick one): the dialog opens even when the trace was read before
+        QString p = m_scenarioPanel->tracePath();
+        if (p.isEmpty() || !QFileInfo(p).isFile())
+            p = QFileDialog::getOpenFileName(this, tr("Map the columns of a CSV trace"), QString(),
+                                             tr("CSV (*.csv *.tsv *.txt);;All files (*)"));
+        if (!p.isEmpty() && !mapTraceColumns(p))
+            showError(tr("%1 cannot be mapped: it is not a CSV with a header of at least three columns and a data row")
+                          .arg(QFileInfo(p).fileName()));
+    })->setObjectName(QStringLiteral("mapTraceColumnsAction"));
     file->addAction(tr("Load &cluster…"), this, [this] {
         const QString p = QFileDialog::getOpenFileName(this, tr("Load cluster"), QString(),
-                                                       tr("Clusters (*.json *.csv *.txt);;All files (*)"));
+                                                       tr("Clusters (*.json *.csv *.txt *machine_list* *.spec);;All files (*)"));
         if (!p.isEmpty())
             loadCluster(p);
     });
@@ -389,7 +399,8 @@ void MainWindow::wireRuns()
     });
     connect(rc, &RunController::jobEnded, this, [this] { m_runAction->setEnabled(!m_runs->isRunning()); });
     connect(rc, &RunController::traceLoaded, this, [this](const std::shared_ptr<const Trace>&, const QString& msg) {
-        m_scenarioPanel->setTracePath(m_runs->traceLoadedPath());
+        m_scenarioPanel->setTraceInput(m_runs->traceLoadedPath(), m_runs->traceLoadedFormat(), m_runs->traceLoadedColumns(),
+                                       m_runs->traceLoadedTimeFormat());
         setStatus(msg);
         refreshTraceView();
         Q_EMIT traceLoaded();

@@ -73,6 +73,9 @@ public:
     void setUnsavedPrompt(UnsavedPrompt prompt) { m_unsavedPrompt = std::move(prompt); }
     /// Starts loading a trace (async); the scenario refers to it once it is loaded (a failed load changes nothing).
     void loadTrace(const QString& path);
+    /// A CSV no reader recognises: opens the column-mapping dialog (guessed or remembered mapping) and loads the
+    /// trace when it is accepted. False when the file cannot be mapped (not a CSV of at least three columns).
+    bool mapTraceColumns(const QString& path);
     /// Loads a cluster file or preset into the topology editor (undoable). False + banner on error.
     bool loadCluster(const QString& pathOrPreset);
 

@@ -8,6 +8,8 @@
 #include <QUndoStack>
 
 #include "clusterdocument.h"
+#include "columnmapdialog.h"
+#include "io/csvpreview.h"
 #include "io/traceio.h"
 #include "runcontroller.h"
 #include "scenariopanel.h"
@@ -189,7 +191,52 @@ void MainWindow::loadTrace(const QString& path)
 {
     // The scenario names the trace once it is in (traceLoaded, wireRuns); a file that cannot be read leaves the
     // scenario, its Trace field and the loaded trace as they were.
-    m_runs->loadTrace(path, m_scenarioPanel->traceFormat());
+    const bool same = QFileInfo(path).absoluteFilePath() == QFileInfo(m_scenarioPanel->tracePath()).absoluteFilePath()
+                      && !m_scenarioPanel->tracePath().isEmpty();
+    if (same && !m_scenarioPanel->traceColumns().empty()) { // the scenario's own CSV with its column map
+        m_runs->loadTrace(path, QStringLiteral("csv"), m_scenarioPanel->traceColumns(), m_scenarioPanel->traceTimeFormat());
+        return;
+    }
+    const QString format = same ? m_scenarioPanel->traceFormat() : QStringLiteral("auto");
+    if (format == QLatin1String("auto") && QFileInfo(path).isFile() && detectTraceFormat(path.toStdString()).empty()
+        && mapTraceColumns(path))
+        return; // the column-mapping dialog loads it (or leaves everything as it was when cancelled)
+    m_runs->loadTrace(path, format);
+}
+
+bool MainWindow::mapTraceColumns(const QString& path)
+{
+    CsvPreview preview;
+    try {
+        preview = previewCsv(path.toStdString());
+    } catch (const std::exception&) {
+        return false; // not a CSV at all: the reader's own error says what is wrong
+    }
+    if (preview.header.size() < 3 || preview.rows.empty())
+        return false; // submit, gpus and duration need three columns and a row to preview
+    std::map<std::string, std::string> columns;
+    QString timeFormat;
+    QStringList notes;
+    if (!ColumnMapDialog::remembered(path, &columns, &timeFormat)) {
+        const ColumnGuess g = guessColumnMap(preview);
+        columns = g.columns;
+        timeFormat = QString::fromStdString(g.timeFormat);
+        for (const std::string& n : g.notes)
+            notes << QString::fromStdString(n);
+    } else {
+        notes << tr("the mapping chosen for this file before");
+    }
+    auto* dlg = new ColumnMapDialog(preview, columns, timeFormat, notes, this);
+    dlg->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dlg, &QDialog::accepted, this, [this, dlg, path] {
+        ColumnMapDialog::remember(path, dlg->columns(), dlg->timeFormat());
+        m_runs->loadTrace(path, QStringLiteral("csv"), dlg->columns(), dlg->timeFormat());
+    });
+    connect(dlg, &QDialog::rejected, this, [this, path] {
+        setStatus(tr("%1 was not loaded: its columns were not mapped").arg(QFileInfo(path).fileName()));
+    });
+    dlg->open();
+    return true;
 }
 
 bool MainWindow::loadCluster(const QString& pathOrPreset)

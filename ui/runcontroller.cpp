@@ -97,23 +97,32 @@ RunController::~RunController() = default;
 
 // ------------------------------------------------------------------------------------------ trace
 
-void RunController::loadTrace(const QString& path, const QString& format)
+void RunController::loadTrace(const QString& path, const QString& format, const std::map<std::string, std::string>& columns,
+                              const QString& timeFormat)
 {
     const std::string p = path.toStdString();
     const std::string fmt = format.toStdString();
+    const std::string tf = timeFormat.toStdString();
     m_loadJob->start(tr("Loading trace %1…").arg(QFileInfo(path).fileName()),
-                     [this, p, fmt, path](const BackgroundJob::Progress& progress) -> std::function<void()> {
+                     [this, p, fmt, path, format, columns, tf, timeFormat](const BackgroundJob::Progress& progress) -> std::function<void()> {
                          TraceReadOptions opts;
                          opts.format = fmt.empty() ? "auto" : fmt;
+                         opts.columnMap = columns;
+                         opts.timeFormat = tf;
                          opts.progress = progress;
                          TraceReadReport report;
                          auto trace = std::make_shared<Trace>(readTrace(p, opts, &report));
-                         return [this, trace, report, path] {
+                         return [this, trace, report, path, format, columns, timeFormat] {
                              m_trace = trace;
                              m_traceLoadedPath = path;
+                             m_traceLoadedFormat = format.isEmpty() ? QStringLiteral("auto") : format;
+                             m_traceLoadedColumns = columns;
+                             m_traceLoadedTimeFormat = timeFormat;
                              QString msg = tr("Loaded %1 jobs from %2 (format %3)")
                                                .arg(trace->jobs.size()).arg(QFileInfo(path).fileName(),
                                                                              QString::fromStdString(report.format));
+                             if (!columns.empty())
+                                 msg += tr(", %n column(s) mapped", nullptr, int(columns.size()));
                              if (report.skipped > 0)
                                  msg += tr(", skipped %1 rows").arg(report.skipped);
                              Q_EMIT traceLoaded(m_trace, msg);
@@ -125,6 +134,9 @@ void RunController::clearTrace()
 {
     m_trace.reset();
     m_traceLoadedPath.clear();
+    m_traceLoadedFormat.clear();
+    m_traceLoadedColumns.clear();
+    m_traceLoadedTimeFormat.clear();
 }
 
 bool RunController::isLoading() const

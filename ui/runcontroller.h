@@ -67,8 +67,14 @@ public:
     RunDatabase* database() const { return m_db; }
 
     // --- trace ---
-    /// Starts reading the trace in the background; traceLoaded() when it is in.
-    void loadTrace(const QString& path, const QString& format);
+    /// Starts reading the trace in the background; traceLoaded() when it is in. `columns` / `timeFormat`: a
+    /// CSV no reader recognises, read through a column map (TraceReadOptions::columnMap).
+    void loadTrace(const QString& path, const QString& format, const std::map<std::string, std::string>& columns = {},
+                   const QString& timeFormat = {});
+    /// How the trace in memory was read: the format asked for ("auto", "csv", ...), its column map and time format.
+    QString traceLoadedFormat() const { return m_traceLoadedFormat; }
+    const std::map<std::string, std::string>& traceLoadedColumns() const { return m_traceLoadedColumns; }
+    QString traceLoadedTimeFormat() const { return m_traceLoadedTimeFormat; }
     void clearTrace();
     std::shared_ptr<const Trace> trace() const { return m_trace; }
     QString traceLoadedPath() const { return m_traceLoadedPath; }
@@ -149,6 +155,8 @@ private:
     RunDatabase* m_db;
     std::shared_ptr<const Trace> m_trace;
     QString m_traceLoadedPath;
+    QString m_traceLoadedFormat, m_traceLoadedTimeFormat;
+    std::map<std::string, std::string> m_traceLoadedColumns;
     int m_nextRunId = 1;
     int m_openAfterLoad = 0; ///< run id whose log is being loaded to be opened
     bool m_pendingRun = false;

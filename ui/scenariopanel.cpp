@@ -202,6 +202,15 @@ void ScenarioPanel::setTracePath(const QString& path)
     fieldEdited();
 }
 
+void ScenarioPanel::setTraceInput(const QString& path, const QString& format,
+                                  const std::map<std::string, std::string>& columns, const QString& timeFormat)
+{
+    m_scenario.traceFormat = format.isEmpty() ? QStringLiteral("auto") : format;
+    m_scenario.core.traceColumns = columns;
+    m_scenario.core.traceTimeFormat = timeFormat.toStdString();
+    setTracePath(path);
+}
+
 void ScenarioPanel::setClusterSource(const QString& pathOrPreset, bool isFile)
 {
     if (isFile) {

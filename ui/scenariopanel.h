@@ -30,6 +30,13 @@ public:
     /// `s` (as scenario() returned it) was saved to `path`: it becomes the scenario the panel edits.
     void markSaved(const Scenario& s, const QString& path);
     void setTracePath(const QString& path);
+    /// The trace the scenario names from now on and how to read it (format, column map and time format for a
+    /// CSV no reader recognises; empty map = the format's own columns).
+    void setTraceInput(const QString& path, const QString& format, const std::map<std::string, std::string>& columns,
+                       const QString& timeFormat);
+    const std::map<std::string, std::string>& traceColumns() const { return m_scenario.core.traceColumns; }
+    QString traceTimeFormat() const { return QString::fromStdString(m_scenario.core.traceTimeFormat); }
+    QString tracePath() const { return m_scenario.tracePath; }
     QString traceFormat() const { return m_scenario.traceFormat; }
     void setClusterSource(const QString& pathOrPreset, bool isFile);
     bool hasPolicy(const QString& name) const;

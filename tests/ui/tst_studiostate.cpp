@@ -2,7 +2,9 @@
 // was, unsaved changes are marked and asked about before they are dropped, and every view counts decisions
 // the same way (from 1, as the stepper title and --goto-decision).
 #include <QCheckBox>
+#include <QApplication>
 #include <QComboBox>
+#include <QDialogButtonBox>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -23,6 +25,7 @@
 #include <QToolBar>
 
 #include "clusterdocument.h"
+#include "columnmapdialog.h"
 #include "qcp.h"
 #include "ganttview.h"
 #include "heatmapview.h"
@@ -55,6 +58,7 @@ private Q_SLOTS:
     void compareShowsTwoRunsAndLogTails();
     void rerunKeepsTheDecisionAndHelpHasALegend();
     void topologyEditorOffersCatalogueTypes();
+    void csvWithoutKnownFormatIsMapped();
 
 private:
     QTemporaryDir m_dir;
@@ -572,6 +576,83 @@ void TestStudioState::topologyEditorOffersCatalogueTypes()
     for (QComboBox* c : row2->findChildren<QComboBox*>())
         preset = preset || c->itemText(0).startsWith(QLatin1String("Load preset"));
     QVERIFY(preset);
+}
+
+void TestStudioState::csvWithoutKnownFormatIsMapped()
+{
+    // Issue 22 point 10: a plain id,submit,gpus,duration CSV could only be read with the CLI's --map. The studio
+    // now opens the column-mapping dialog with a guess; accepted, the trace loads, the scenario keeps the map
+    // (saved and reopened without asking), and the choice is remembered for the file. Cancelled, nothing changes.
+    const QString csv = m_dir.filePath(QStringLiteral("plain.csv"));
+    {
+        QFile f(csv);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("job,arrival,ngpu,runtime_min,owner\n1,0,2,60,ann\n2,30,1,10,bob\n3,45,4,120,ann\n");
+    }
+    MainWindow w;
+    QVERIFY(w.openScenario(kSample));
+    QVERIFY(w.waitForIdle(20000));
+    const QString before = w.currentScenario().tracePath;
+
+    // cancelled: scenario and loaded trace as they were
+    w.loadTrace(csv);
+    auto* dlg = w.findChild<ColumnMapDialog*>(QStringLiteral("columnMapDialog"));
+    QVERIFY(dlg);
+    dlg->reject();
+    QVERIFY(w.waitForIdle(20000));
+    QCOMPARE(w.currentScenario().tracePath, before);
+    QCOMPARE(int(w.trace()->jobs.size()), 24);
+    QApplication::processEvents(); // the rejected dialog deletes itself
+
+    w.loadTrace(csv);
+    dlg = w.findChild<ColumnMapDialog*>(QStringLiteral("columnMapDialog"));
+    QVERIFY(dlg);
+    // the guess: names, not positions; "runtime_min" is a duration by prefix, "arrival" a submit time
+    const auto guessed = dlg->columns();
+    QCOMPARE(guessed.at("id"), std::string("job"));
+    QCOMPARE(guessed.at("submit"), std::string("arrival"));
+    QCOMPARE(guessed.at("gpus"), std::string("ngpu"));
+    QCOMPARE(guessed.at("duration"), std::string("runtime_min"));
+    QCOMPARE(guessed.at("user"), std::string("owner"));
+    QVERIFY(dlg->problem().isEmpty());
+    // unmapping gpus blocks the load and says why
+    dlg->comboFor(QStringLiteral("gpus"))->setCurrentIndex(0);
+    QVERIFY(dlg->problem().contains(QStringLiteral("gpus")));
+    QVERIFY(!dlg->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok)->isEnabled());
+    dlg->comboFor(QStringLiteral("gpus"))->setCurrentIndex(dlg->comboFor(QStringLiteral("gpus"))->findData(QStringLiteral("ngpu")));
+    dlg->findChild<QComboBox*>(QStringLiteral("timeFormat"))->setCurrentText(QStringLiteral("min"));
+    if (const QByteArray shots = qgetenv("SS_SCREENSHOT_DIR"); !shots.isEmpty())
+        dlg->grab().save(QString::fromLocal8Bit(shots) + QStringLiteral("/column-map-dialog.png"));
+    dlg->accept();
+    QVERIFY(w.waitForIdle(20000));
+    QVERIFY(w.trace());
+    QCOMPARE(int(w.trace()->jobs.size()), 3);
+    QCOMPARE(w.trace()->jobs[0].duration, 3600.0); // 60 min
+    QCOMPARE(w.trace()->jobs[1].submit, 1800.0);
+    QCOMPARE(w.currentScenario().tracePath, QFileInfo(csv).absoluteFilePath());
+    QCOMPARE(w.currentScenario().traceFormat, QStringLiteral("csv"));
+    QCOMPARE(w.currentScenario().core.traceColumns.at("gpus"), std::string("ngpu"));
+    QCOMPARE(w.currentScenario().core.traceTimeFormat, std::string("min"));
+
+    // remembered for the file
+    std::map<std::string, std::string> cols;
+    QString tf;
+    QVERIFY(ColumnMapDialog::remembered(csv, &cols, &tf));
+    QCOMPARE(cols.at("duration"), std::string("runtime_min"));
+    QCOMPARE(tf, QStringLiteral("min"));
+
+    // saved and reopened: loads through the map, no dialog
+    const QString out = m_dir.filePath(QStringLiteral("mapped.scenario.json"));
+    QVERIFY(w.saveScenario(out));
+    const QJsonObject trace = readJson(out)[QStringLiteral("trace")].toObject();
+    QCOMPARE(trace[QStringLiteral("columns")].toObject()[QStringLiteral("submit")].toString(), QStringLiteral("arrival"));
+    QCOMPARE(trace[QStringLiteral("time_format")].toString(), QStringLiteral("min"));
+    MainWindow w2;
+    QVERIFY(w2.openScenario(out));
+    QVERIFY(w2.waitForIdle(20000));
+    QVERIFY(!w2.findChild<ColumnMapDialog*>());
+    QVERIFY(w2.trace());
+    QCOMPARE(int(w2.trace()->jobs.size()), 3);
 }
 
 QTEST_MAIN(TestStudioState)
