@@ -15,6 +15,7 @@ ClusterPanel::ClusterPanel(ExportMenus* exports, QWidget* parent) : QWidget(pare
     auto* w = this;
     auto* v = new QVBoxLayout(w);
     m_info = new QLabel(w);
+    m_info->setObjectName(QStringLiteral("clusterInfo"));
     m_affinityOverlay = new QCheckBox(tr("Shade machines by affinity of the job placed"), w);
     m_affinityOverlay->setChecked(true);
     v->addWidget(hbox({m_info, m_affinityOverlay}, w));
@@ -67,9 +68,11 @@ void ClusterPanel::showDecision(const RunEntry& run, const Replayer& replayer, i
                 break;
             }
     m_map->setMachineScores(scores);
-    m_info->setText(tr("%1 · decision %2/%3 · t = %4 · %5 jobs running · %6 queued")
+    const int running = int(replayer.runningJobs().size());
+    m_info->setText(tr("%1 · decision %2/%3 · t = %4 · %5 · %6 queued")
                         .arg(run.name).arg(k + 1).arg(log.records.size()).arg(formatDuration(r.time))
-                        .arg(replayer.runningJobs().size()).arg(r.queueLength));
+                        .arg(running == 1 ? tr("1 job running") : tr("%1 jobs running").arg(running))
+                        .arg(r.queueLength));
 }
 
 void ClusterPanel::selectJob(int job)

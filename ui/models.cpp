@@ -261,7 +261,7 @@ QVariant RunHistoryModel::headerData(int section, Qt::Orientation o, int role) c
         return {};
     static const char* names[] = {"Run", "Policy", "Seed", "Cluster", "Trace", "Jobs", "Mean JCT (min)",
                                   "p95 JCT (min)", "Fee ($)", "Makespan (h)", "Utilization", "Deadline miss",
-                                  "Wall (s)"};
+                                  "Wall (s)", "Finished"};
     return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
 }
 
@@ -296,6 +296,12 @@ QVariant RunHistoryModel::data(const QModelIndex& index, int role) const
         return s.deadlineJobs == 0 ? (sort ? QVariant(0.0) : QVariant(QStringLiteral("–")))
                                    : (sort ? QVariant(s.deadlineMissRate) : QVariant(QStringLiteral("%1 %").arg(100 * s.deadlineMissRate, 0, 'f', 1)));
     case Wall: return num(e.out->wallSeconds, 2);
+    case Finished: // local time; today's runs by the clock alone
+        if (sort)
+            return e.finished.toMSecsSinceEpoch();
+        return e.finished.toLocalTime().date() == QDate::currentDate()
+                   ? e.finished.toLocalTime().toString(QStringLiteral("HH:mm:ss"))
+                   : e.finished.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm"));
     }
     return {};
 }

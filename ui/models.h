@@ -57,7 +57,7 @@ class RunHistoryModel : public QAbstractTableModel {
     Q_OBJECT
 public:
     enum Column { Name, Policy, Seed, Cluster, Trace, Jobs, MeanJct, P95Jct, Fee, Makespan, Utilization,
-                  DeadlineMiss, Wall, ColumnCount };
+                  DeadlineMiss, Wall, Finished, ColumnCount };
     using QAbstractTableModel::QAbstractTableModel;
     void addRun(RunPtr run, bool checked = true);
     void removeRun(int row);

@@ -454,14 +454,20 @@ void RunController::onDatabaseOpened(const QString& path, const QVector<RunPtr>&
 {
     // The runs of the previous database leave the list; runs kept only in memory are saved into this one.
     removeStoredRuns();
-    for (const RunPtr& run : m_history->allRuns())
+    int saving = 0;
+    for (const RunPtr& run : m_history->allRuns()) {
         m_db->save(run, run->trace == m_trace ? m_traceLoadedPath : QString());
+        ++saving;
+    }
     for (const RunPtr& run : runs) {
         auto e = std::make_shared<RunEntry>(*run);
         e->id = m_nextRunId++;
         m_history->addRun(e, false); // stored runs join Compare only when ticked
     }
-    Q_EMIT status(tr("Opened run database %1: %2 stored run(s)").arg(QFileInfo(path).fileName()).arg(runs.size()));
+    QString msg = tr("Opened run database %1: %2 stored run(s)").arg(QFileInfo(path).fileName()).arg(runs.size());
+    if (saving > 0) // the session's runs go into it as well: the count the history shows once they are in
+        msg += tr(", saving the %n run(s) of this session into it", nullptr, saving);
+    Q_EMIT status(msg);
     if (!note.isEmpty())
         Q_EMIT error(note);
     Q_EMIT databaseChanged();

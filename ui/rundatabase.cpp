@@ -222,6 +222,8 @@ std::shared_ptr<RunEntry> RunDatabase::entryFromStored(const StoredRun& stored, 
 {
     auto e = std::make_shared<RunEntry>();
     const RunOutput& out = stored.out;
+    if (const QDateTime t = QDateTime::fromString(QString::fromStdString(stored.info.created), Qt::ISODate); t.isValid())
+        e->finished = t;
     QJsonObject cfg = QJsonDocument::fromJson(QByteArray::fromStdString(stored.config)).object();
     // Runs saved by this version: the run config with a "studio" part; by earlier ones: the studio's own shape.
     const bool runConfig = cfg.value(QStringLiteral("format")).toString() == QLatin1String("schedstudio-run");

@@ -1,5 +1,6 @@
 #pragma once
 // A finished run kept by the studio (in memory; persisted by the run store when available).
+#include <QDateTime>
 #include <QString>
 #include <QtGlobal>
 #include <memory>
@@ -23,6 +24,7 @@ struct RunEntry {
     std::shared_ptr<const ClusterSpec> cluster;
     std::shared_ptr<const RunOutput> out;
     qint64 dbId = 0;                 ///< id in the project database; 0 = not stored
+    QDateTime finished = QDateTime::currentDateTimeUtc(); ///< when the run ended (a stored run: when it was saved)
     bool logInDb = false;            ///< the database holds a decision log that is not loaded yet
     /// Gantt rows built off the GUI thread (prepareGantt): [0] one row per GPU, [1] per machine. Null =
     /// build when shown.

@@ -170,6 +170,10 @@ void TestModels::runHistoryModel()
     QVERIFY(m.setData(m.index(0, RunHistoryModel::Name), QStringLiteral("baseline"), Qt::EditRole));
     QCOMPARE(m.run(0)->name, QStringLiteral("baseline"));
     QCOMPARE(m.rowOfId(2), 1);
+    // Run history says when each run finished (issue 22 point 13): today's by the clock, sortable by time
+    QCOMPARE(m.headerData(RunHistoryModel::Finished, Qt::Horizontal, Qt::DisplayRole).toString(), QStringLiteral("Finished"));
+    QVERIFY(QTime::fromString(m.index(0, RunHistoryModel::Finished).data().toString(), QStringLiteral("HH:mm:ss")).isValid());
+    QVERIFY(m.index(0, RunHistoryModel::Finished).data(SortRole).toLongLong() <= m.index(1, RunHistoryModel::Finished).data(SortRole).toLongLong());
     m.removeRun(0);
     QCOMPARE(m.rowCount(), 1);
     QCOMPARE(m.rowOfId(2), 0);

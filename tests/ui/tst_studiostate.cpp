@@ -16,6 +16,7 @@
 #include <QListWidget>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSpinBox>
 #include <QUndoStack>
 #include <QSettings>
@@ -534,6 +535,12 @@ void TestStudioState::rerunKeepsTheDecisionAndHelpHasALegend()
     QVERIFY(legend && about);
     legend->trigger();
     QVERIFY2(w.bannerText().contains(QLatin1String("whisker")), qPrintable(w.bannerText()));
+    // "1 jobs running" after the only job was placed: the count agrees with its noun
+    w.setDecision(1);
+    auto* info = w.findChild<QLabel*>(QStringLiteral("clusterInfo"));
+    QVERIFY(info);
+    QVERIFY2(!info->text().contains(QLatin1String("1 jobs")), qPrintable(info->text()));
+    QVERIFY2(info->text().contains(QRegularExpression(QStringLiteral("\\b1 job running|\\b\\d+ jobs running"))), qPrintable(info->text()));
 }
 
 void TestStudioState::topologyEditorOffersCatalogueTypes()
