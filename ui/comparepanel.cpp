@@ -18,7 +18,7 @@
 
 namespace ss::ui {
 
-ComparePanel::ComparePanel(ExportMenus* exports, QWidget* parent) : QWidget(parent)
+ComparePanel::ComparePanel(ExportMenus* exports, QWidget* parent) : QWidget(parent), m_exports(exports)
 {
     auto* w = this;
     auto* v = new QVBoxLayout(w);
@@ -28,9 +28,15 @@ ComparePanel::ComparePanel(ExportMenus* exports, QWidget* parent) : QWidget(pare
     v->addWidget(hint);
     m_model = new CompareModel(this);
     m_table = makeTable(w);
+    m_table->setObjectName(QStringLiteral("compareTable"));
     m_table->setModel(m_model);
     m_table->setMaximumHeight(170);
-    exports->installTableExport(m_table);
+    // exports name the runs compared, not the scenario being edited
+    const ExportMenus::Caption shown = [this] {
+        return (m_runs.size() == 1 ? tr("Compare of 1 run:") : tr("Compare of %1 runs:").arg(m_runs.size())) +
+               QLatin1Char('\n') + runsProvenance(m_runs);
+    };
+    exports->installTableExport(m_table, shown);
     v->addWidget(m_table);
     auto* tabs = new QTabWidget(w);
     auto* cdfPane = new QWidget(tabs);
@@ -39,7 +45,7 @@ ComparePanel::ComparePanel(ExportMenus* exports, QWidget* parent) : QWidget(pare
     m_cdfLogX->setObjectName(QStringLiteral("compareCdfLogX"));
     m_cdfPlot = makePlot(cdfPane);
     m_cdfPlot->setObjectName(QStringLiteral("compareCdf"));
-    exports->installPlotExport(m_cdfPlot, m_cdfPlot);
+    exports->installPlotExport(m_cdfPlot, m_cdfPlot, shown);
     cv->addWidget(m_cdfLogX, 0, Qt::AlignLeft);
     cv->addWidget(m_cdfPlot, 1);
     tabs->addTab(cdfPane, tr("JCT CDF"));
@@ -51,13 +57,15 @@ ComparePanel::ComparePanel(ExportMenus* exports, QWidget* parent) : QWidget(pare
     for (int c = CompareModel::kFirstMetric; c <= CompareModel::kLastMetric; ++c)
         m_barMetric->addItem(CompareModel::metricName(c), c);
     m_barPlot = makePlot(bars);
-    exports->installPlotExport(m_barPlot, m_barPlot);
+    m_barPlot->setObjectName(QStringLiteral("compareBars"));
+    exports->installPlotExport(m_barPlot, m_barPlot, shown);
     bv->addWidget(m_barMetric, 0, Qt::AlignLeft);
     bv->addWidget(m_barPlot, 1);
     tabs->addTab(bars, tr("Bars (± sd over seeds)"));
     connect(m_barMetric, &QComboBox::currentIndexChanged, this, &ComparePanel::refresh);
 
     auto* gpane = new QWidget(tabs);
+    gpane->setObjectName(QStringLiteral("compareGanttPane"));
     auto* gv = new QVBoxLayout(gpane);
     m_ganttACombo = new QComboBox(gpane);
     m_ganttBCombo = new QComboBox(gpane);
@@ -69,7 +77,13 @@ ComparePanel::ComparePanel(ExportMenus* exports, QWidget* parent) : QWidget(pare
     gv->addWidget(m_ganttA, 1);
     gv->addWidget(hbox({new QLabel(tr("Bottom:"), gpane), m_ganttBCombo}, gpane));
     gv->addWidget(m_ganttB, 1);
-    exports->installPlotExport(gpane);
+    exports->installPlotExport(gpane, nullptr, [this] {
+        QVector<RunPtr> two;
+        for (QComboBox* c : {m_ganttACombo, m_ganttBCombo})
+            if (RunPtr r = runFor(c))
+                two << r;
+        return tr("Gantt A / B:") + QLatin1Char('\n') + runsProvenance(two);
+    });
     tabs->addTab(gpane, tr("Gantt A / B"));
     // One time axis for both charts: panning or zooming either moves the other.
     connect(m_ganttA, &ss::GanttView::viewRangeChanged, this, [this](double a, double b) {
@@ -165,15 +179,22 @@ void ComparePanel::refresh()
     refreshGantts();
 }
 
+RunPtr ComparePanel::runFor(const QComboBox* c) const
+{
+    const int id = c->currentData().toInt();
+    for (const RunPtr& r : m_runs)
+        if (r->id == id)
+            return r;
+    return nullptr;
+}
+
+QString ComparePanel::captionOf(const QWidget* view) const
+{
+    return m_exports->captionFor(view);
+}
+
 void ComparePanel::refreshGantts()
 {
-    auto runFor = [this](QComboBox* c) -> RunPtr {
-        const int id = c->currentData().toInt();
-        for (const RunPtr& r : m_runs)
-            if (r->id == id)
-                return r;
-        return nullptr;
-    };
     double t1 = 0;
     for (auto [combo, view] : {std::pair{m_ganttACombo, m_ganttA}, std::pair{m_ganttBCombo, m_ganttB}}) {
         RunPtr r = runFor(combo);

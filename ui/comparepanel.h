@@ -36,6 +36,14 @@ Q_SIGNALS:
 private:
     void refresh();
     void refreshGantts();
+    RunPtr runFor(const QComboBox* c) const; ///< the run a Gantt pane's list has chosen
+
+public:
+    /// The caption an export of `view` (one of this panel's) gets: the runs it shows.
+    QString captionOf(const QWidget* view) const;
+
+private:
+    ExportMenus* m_exports = nullptr;
 
     QVector<RunPtr> m_runs;
     CompareModel* m_model = nullptr;

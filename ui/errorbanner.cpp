@@ -1,14 +1,17 @@
 #include "errorbanner.h"
 
+#include <QEvent>
 #include <QFile>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QStyle>
 #include <QToolButton>
 
+#include <algorithm>
+
 namespace ss::ui {
 
-ErrorBanner::ErrorBanner(QWidget* parent) : QFrame(parent)
+ErrorBanner::ErrorBanner(QWidget* parent, std::function<int()> topOffset) : QFrame(parent), m_top(std::move(topOffset))
 {
     setObjectName(QStringLiteral("errorBanner"));
     auto* bl = new QHBoxLayout(this);
@@ -27,6 +30,27 @@ ErrorBanner::ErrorBanner(QWidget* parent) : QFrame(parent)
     if (qss.open(QIODevice::ReadOnly))
         setStyleSheet(QString::fromUtf8(qss.readAll()));
     setVisible(false);
+    if (parent)
+        parent->installEventFilter(this);
+}
+
+bool ErrorBanner::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == parentWidget() && (event->type() == QEvent::Resize || event->type() == QEvent::LayoutRequest))
+        reposition();
+    return QFrame::eventFilter(watched, event);
+}
+
+void ErrorBanner::reposition()
+{
+    QWidget* p = parentWidget();
+    if (!p || isHidden())
+        return;
+    const int w = std::clamp(p->width() * 45 / 100, std::min(420, p->width() - 16), 720);
+    const int h = std::min(heightForWidth(w) > 0 ? heightForWidth(w) : sizeHint().height(), p->height() / 2);
+    const int top = m_top ? m_top() : 0;
+    setGeometry(p->width() - w - 8, top + 6, w, h);
+    raise();
 }
 
 QString ErrorBanner::text() const
@@ -41,6 +65,7 @@ void ErrorBanner::showAs(const char* objectName, const QString& text)
     style()->polish(this);
     m_label->setText(text);
     setVisible(true);
+    reposition();
 }
 
 void ErrorBanner::showError(const QString& text)

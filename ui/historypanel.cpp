@@ -27,7 +27,10 @@ HistoryPanel::HistoryPanel(RunHistoryModel* history, ExportMenus* exports, QWidg
     m_table->setModel(m_proxy);
     m_table->setSortingEnabled(true);
     m_table->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed);
-    exports->installTableExport(m_table);
+    exports->installTableExport(m_table, [this] {
+        const int n = m_proxy->rowCount();
+        return n == 1 ? tr("Run history: 1 run") : tr("Run history: %1 runs").arg(n);
+    });
     connect(m_history, &QAbstractItemModel::rowsInserted, m_table, [this] { m_table->resizeColumnsToContents(); });
     auto* open = new QPushButton(tr("Open in stepper"), w);
     auto* rename = new QPushButton(tr("Rename…"), w);

@@ -19,6 +19,8 @@
 #include <QStyle>
 #include <QStyleFactory>
 #include <QThreadPool>
+#include <QScrollArea>
+#include <QTimer>
 #include <QToolBar>
 #include <QToolButton>
 #include <QUndoStack>
@@ -81,6 +83,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     m_runs = new RunController(this);
     m_exports = new ExportMenus(this);
     m_exports->caption = [this] { return exportCaption(); };
+    m_exports->scenarioCaption = [this] {
+        const Scenario s = currentScenario();
+        return tr("scenario %1 · trace %2 · cluster %3").arg(s.name, s.tracePath, m_scenarioPanel->clusterLabel());
+    };
     connect(m_exports, &ExportMenus::error, this, &MainWindow::showError);
     connect(m_exports, &ExportMenus::status, this, &MainWindow::setStatus);
 
@@ -97,7 +103,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     QSettings s = studioSettings();
     if (s.value(QStringLiteral("window/version")).toInt() == kStateVersion) {
         restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
-        restoreState(s.value(QStringLiteral("window/state")).toByteArray(), kStateVersion);
+        m_stateRestored = restoreState(s.value(QStringLiteral("window/state")).toByteArray(), kStateVersion);
     }
     setDarkTheme(s.value(QStringLiteral("ui/dark"), false).toBool());
     rebuildRecentMenu();
@@ -114,16 +120,16 @@ MainWindow::~MainWindow() = default;
 
 void MainWindow::buildActions()
 {
-    // Menu bar + error banner share the top: the banner sits right under the menus, above all docks.
-    auto* top = new QWidget(this);
-    auto* topLayout = new QVBoxLayout(top);
-    topLayout->setContentsMargins(0, 0, 0, 0);
-    topLayout->setSpacing(0);
-    auto* bar = new QMenuBar(top);
-    topLayout->addWidget(bar);
-    m_banner = new ErrorBanner(top);
-    topLayout->addWidget(m_banner);
-    setMenuWidget(top);
+    // The banner floats at the top right, under the menus and the toolbars: showing it moves nothing.
+    auto* bar = new QMenuBar(this);
+    setMenuWidget(bar);
+    m_banner = new ErrorBanner(this, [this] {
+        int y = menuWidget() ? menuWidget()->geometry().bottom() + 1 : 0;
+        for (QToolBar* t : findChildren<QToolBar*>(QString(), Qt::FindDirectChildrenOnly))
+            if (t->isVisible() && !t->isFloating() && toolBarArea(t) == Qt::TopToolBarArea)
+                y = std::max(y, t->geometry().bottom() + 1);
+        return y;
+    });
 
     QMenu* file = bar->addMenu(tr("&File"));
     file->addAction(icon("new"), tr("&New scenario"), QKeySequence::New, this, &MainWindow::newScenario);
@@ -268,11 +274,23 @@ void MainWindow::buildStatusBar()
 
 // ------------------------------------------------------------------------------------------ docks
 
-QDockWidget* MainWindow::addView(const QString& key, const QString& title, QWidget* w, Qt::DockWidgetArea area)
+QDockWidget* MainWindow::addView(const QString& key, const QString& title, QWidget* w, Qt::DockWidgetArea area,
+                                 bool scrolls)
 {
     auto* dock = new QDockWidget(title, this);
     dock->setObjectName(QStringLiteral("dock-") + key);
-    dock->setWidget(w);
+    if (scrolls) {
+        // A tall panel in the tabbed view stack would set the stack's minimum height for every view in it (and
+        // leave the stepper two rows): it scrolls when the stack is shorter than it.
+        auto* area = new QScrollArea(dock);
+        area->setObjectName(QStringLiteral("scroll-") + key);
+        area->setWidgetResizable(true);
+        area->setFrameShape(QFrame::NoFrame);
+        area->setWidget(w);
+        dock->setWidget(area);
+    } else {
+        dock->setWidget(w);
+    }
     addDockWidget(area, dock);
     m_docks.insert(key, dock);
     return dock;
@@ -303,7 +321,7 @@ void MainWindow::buildDocks()
     QDockWidget* whatif = addView(QStringLiteral("whatif"), tr("What-if"), m_whatIfPanel, Qt::RightDockWidgetArea);
     QDockWidget* hist = addView(QStringLiteral("history"), tr("Run history"), m_historyPanel, Qt::RightDockWidgetArea);
     QDockWidget* stepper = addView(QStringLiteral("stepper"), tr("Decision stepper"), m_stepper, Qt::BottomDockWidgetArea);
-    QDockWidget* fork = addView(QStringLiteral("fork"), tr("Fork"), m_forkPanel, Qt::RightDockWidgetArea);
+    QDockWidget* fork = addView(QStringLiteral("fork"), tr("Fork"), m_forkPanel, Qt::RightDockWidgetArea, true);
     QDockWidget* teach = addView(QStringLiteral("teaching"), tr("Teaching mode"), m_teachingPanel, Qt::RightDockWidgetArea);
 
     for (QDockWidget* d : {cluster, topo, heat, gantt, cmp, whatif, fork, hist})
@@ -313,7 +331,7 @@ void MainWindow::buildDocks()
     addDockWidget(Qt::RightDockWidgetArea, teach, Qt::Horizontal);
     teach->hide();
 #ifdef SS_UI_HAVE_TRAINING
-    QDockWidget* training = addView(QStringLiteral("training"), tr("Training"), buildTrainingView(), Qt::RightDockWidgetArea);
+    QDockWidget* training = addView(QStringLiteral("training"), tr("Training"), buildTrainingView(), Qt::RightDockWidgetArea, true);
     tabifyDockWidget(trace, training);
 #endif
     cluster->raise();
@@ -371,7 +389,7 @@ QWidget* MainWindow::buildTrainingView()
             return {};
         },
         this);
-    m_exports->installPlotExport(panel, panel->plot());
+    m_exports->installPlotExport(panel, panel->plot(), m_exports->scenario());
     m_trainingPanel = panel;
     return panel;
 #else
@@ -382,7 +400,32 @@ QWidget* MainWindow::buildTrainingView()
 void MainWindow::resetLayout()
 {
     restoreState(m_defaultState, kStateVersion);
+    QTimer::singleShot(0, this, &MainWindow::fitDefaultLayout); // after the restored layout is applied
     m_docks[QStringLiteral("cluster")]->raise();
+}
+
+void MainWindow::fitDefaultLayout()
+{
+    resizeDocks({m_docks[QStringLiteral("scenario")]}, {300}, Qt::Horizontal);
+    // eight queue rows, but never more than 40 % of the window
+    const int stepperH = std::min(m_stepper->heightForRows(8) + 24, height() * 2 / 5); // + the dock's title bar
+    // resizeDocks() moves the bottom area only part of the way in a window without a central widget: the dock is
+    // held at that height for one layout pass, then let go (it keeps the height; the user's splitter moves it).
+    QDockWidget* stepper = m_docks[QStringLiteral("stepper")];
+    // never more than the views above leave: the window itself must not grow
+    const int room = stepper->minimumSizeHint().height() + std::max(0, height() - minimumSizeHint().height());
+    stepper->setMinimumHeight(std::min(stepperH, room));
+    QTimer::singleShot(0, stepper, [stepper] { stepper->setMinimumHeight(0); });
+}
+
+void MainWindow::showEvent(QShowEvent* e)
+{
+    QMainWindow::showEvent(e);
+    if (!m_layoutFitted) {
+        m_layoutFitted = true;
+        if (!m_stateRestored) // once the window's first layout has happened, which resizes the docks again
+            QTimer::singleShot(0, this, &MainWindow::fitDefaultLayout);
+    }
 }
 
 // ------------------------------------------------------------------------------------------ wiring
@@ -575,11 +618,11 @@ void MainWindow::setStatus(const QString& text)
 
 QString MainWindow::exportCaption() const
 {
+    // the run the stepper, heatmaps, Gantt and cluster map show, as it was made (not the scenario edited since)
     const RunPtr run = currentRun();
-    const QString name = currentScenario().name;
     if (!run)
-        return name;
-    return tr("%1 · policy %2 · seed %3 · %4").arg(name, run->policy()).arg(run->out->seed).arg(run->clusterLabel);
+        return m_exports->scenarioCaption();
+    return runProvenance(*run);
 }
 
 // ------------------------------------------------------------------------------------------ runs

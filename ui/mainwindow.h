@@ -49,7 +49,8 @@ class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
     /// Bump when docks are added/renamed so an old saved layout is ignored rather than misapplied.
-    static constexpr int kStateVersion = 3;
+    /// (4: two docks scroll and the stepper is sized for eight rows; a layout saved before would keep two.)
+    static constexpr int kStateVersion = 4;
 
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
@@ -136,6 +137,7 @@ Q_SIGNALS:
 
 protected:
     void closeEvent(QCloseEvent* e) override;
+    void showEvent(QShowEvent* e) override;
     void dragEnterEvent(QDragEnterEvent* e) override;
     void dropEvent(QDropEvent* e) override;
 
@@ -145,6 +147,11 @@ private:
     ExportMenus* m_exports;
     int m_selectedJob = -1;
     QByteArray m_defaultState;
+    bool m_stateRestored = false; ///< the window's last layout came back from the settings
+    bool m_layoutFitted = false;  ///< the default layout was fitted to the window once it was shown
+    /// Sizes the default layout's docks for the window as shown: the scenario column 300 px, the stepper eight
+    /// queue rows (at most 40 % of the height). Set before the window has its size, Qt keeps neither.
+    void fitDefaultLayout();
     bool m_dark = false;
     QJsonObject m_savedScenario; ///< the scenario as opened or saved (isScenarioModified compares with it)
     UnsavedPrompt m_unsavedPrompt;
@@ -179,7 +186,8 @@ private:
     void wireRuns();
     void wireViews();
     void wireFork();
-    QDockWidget* addView(const QString& key, const QString& title, QWidget* w, Qt::DockWidgetArea area);
+    /// A dock for `w` under `key`; `scrolls`: inside a scroll area, so its height does not set the area's minimum.
+    QDockWidget* addView(const QString& key, const QString& title, QWidget* w, Qt::DockWidgetArea area, bool scrolls = false);
     QWidget* buildTrainingView(); ///< the training panel (LibTorch builds only)
     QString exportCaption() const;
 

@@ -51,7 +51,14 @@ RunController::RunController(QObject* parent)
             Q_EMIT status(tr("Stopped."));
             Q_EMIT jobEnded();
         });
-        connect(job, &BackgroundJob::failed, this, [this](const QString& msg) {
+        connect(job, &BackgroundJob::failed, this, [this, job](QString msg) {
+            // the readers' hint names the CLI's options; in the studio a CSV is mapped in a dialog instead
+            if (job == m_loadJob) {
+                const int hint = msg.indexOf(QLatin1String(" (use --format, or --map for another CSV"));
+                if (hint >= 0)
+                    msg = msg.left(hint) + tr(": not one of the trace formats SchedStudio reads, and not a CSV with a "
+                                              "header of at least three columns to map (File ▸ Map trace columns…)");
+            }
             Q_EMIT error(msg);
             Q_EMIT status(tr("Failed."));
             Q_EMIT jobEnded();
@@ -310,7 +317,7 @@ void RunController::startRuns(const RunRequest& req, std::function<void(QVector<
                             double wall = 0;
                             for (const RunPtr& r : runs)
                                 wall += r->out->wallSeconds;
-                            Q_EMIT status(tr("%1 run(s) finished in %2 s").arg(runs.size()).arg(wall, 0, 'f', 2));
+                            Q_EMIT status(tr("%1 finished in %2 s").arg(countOf(runs.size(), tr("run"), tr("runs"))).arg(wall, 0, 'f', 2));
                             if (done)
                                 done(runs);
                             Q_EMIT allFinished(runs);
@@ -464,9 +471,9 @@ void RunController::onDatabaseOpened(const QString& path, const QVector<RunPtr>&
         e->id = m_nextRunId++;
         m_history->addRun(e, false); // stored runs join Compare only when ticked
     }
-    QString msg = tr("Opened run database %1: %2 stored run(s)").arg(QFileInfo(path).fileName()).arg(runs.size());
+    QString msg = tr("Opened run database %1: %2").arg(QFileInfo(path).fileName(), countOf(runs.size(), tr("stored run"), tr("stored runs")));
     if (saving > 0) // the session's runs go into it as well: the count the history shows once they are in
-        msg += tr(", saving the %n run(s) of this session into it", nullptr, saving);
+        msg += tr(", saving the %1 of this session into it").arg(countOf(saving, tr("run"), tr("runs")));
     Q_EMIT status(msg);
     if (!note.isEmpty())
         Q_EMIT error(note);
@@ -503,10 +510,9 @@ QString RunController::databaseSummary() const
     int stored = 0;
     for (const RunPtr& r : m_history->allRuns())
         stored += r->dbId > 0;
-    return tr("Project database: %1 — %2 stored run(s)%3")
-        .arg(QDir::toNativeSeparators(QFileInfo(m_db->path()).absoluteFilePath()))
-        .arg(stored)
-        .arg(m_db->isBusy() ? tr(" (saving…)") : QString());
+    return tr("Project database: %1 — %2%3")
+        .arg(QDir::toNativeSeparators(QFileInfo(m_db->path()).absoluteFilePath()), countOf(stored, tr("stored run"), tr("stored runs")),
+             m_db->isBusy() ? tr(" (saving…)") : QString());
 }
 
 } // namespace ss::ui

@@ -8,9 +8,12 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QToolButton>
 #include <QUndoStack>
+
+#include <algorithm>
 
 #include "clusterdocument.h"
 #include "io/traceio.h"
@@ -75,42 +78,20 @@ ScenarioPanel::ScenarioPanel(ClusterDocument* cluster, QWidget* parent) : QWidge
     m_policyFilter->setPlaceholderText(tr("filter policies…"));
     m_policyFilter->setClearButtonEnabled(true);
     m_policyList = new QListWidget(w);
-    // The policy table (core/policy/registry.h), by group, each with its description and knobs as tooltip.
-    const std::vector<PolicyInfo> catalog = policyCatalog();
-    const std::pair<const char*, QString> groups[] = {
-        {"learned", tr("Learned (DAS and its baselines)")},
-        {"joint", tr("Joint policies")},
-        {"ordering+placement", tr("Ordering + placement")}};
-    for (const auto& [group, title] : groups) {
-        auto* header = new QListWidgetItem(title, m_policyList);
-        header->setFlags(Qt::NoItemFlags);
-        header->setData(kGroupHeaderRole, true);
-        QFont f = header->font();
-        f.setBold(true);
-        header->setFont(f);
-        for (const PolicyInfo& info : catalog) {
-            if (info.group != group)
-                continue;
-            auto* it = new QListWidgetItem(QString::fromStdString(info.name), m_policyList);
-            it->setFlags(it->flags() | Qt::ItemIsUserCheckable);
-            it->setCheckState(Qt::Unchecked);
-            QString tip = QStringLiteral("<b>%1</b> (%2)<br>%3").arg(QString::fromStdString(info.name).toHtmlEscaped(),
-                                                                   QString::fromStdString(info.group),
-                                                                   QString::fromStdString(info.description).toHtmlEscaped());
-            for (const ParamSpec& p : info.params)
-                tip += QStringLiteral("<br><code>%1</code> = %2: %3")
-                           .arg(QString::fromStdString(p.key), QString::fromStdString(p.dflt.empty() ? "(default)" : p.dflt).toHtmlEscaped(),
-                                QString::fromStdString(p.help).toHtmlEscaped());
-            it->setToolTip(tip);
-        }
-    }
+    m_policyList->setObjectName(QStringLiteral("policyList"));
+    m_catalog = policyCatalog();
+    rebuildPolicyList({});
     connect(m_policyFilter, &QLineEdit::textChanged, this, [this](const QString& t) {
         for (int i = 0; i < m_policyList->count(); ++i) {
             QListWidgetItem* it = m_policyList->item(i);
             it->setHidden(it->data(kGroupHeaderRole).toBool() ? !t.isEmpty() : !it->text().contains(t, Qt::CaseInsensitive));
         }
     });
-    form->addRow(tr("Policies"), m_policyFilter);
+    connect(m_policyList, &QListWidget::itemChanged, this, &ScenarioPanel::refreshPolicyCount);
+    m_policyCountLabel = new QLabel(w);
+    m_policyCountLabel->setObjectName(QStringLiteral("policyCount"));
+    refreshPolicyCount();
+    form->addRow(m_policyCountLabel, m_policyFilter);
     form->addRow(m_policyList);
 
     m_seedSpin = new QSpinBox(w);
@@ -150,15 +131,7 @@ void ScenarioPanel::setScenario(const Scenario& s, const QString& path)
     m_nameEdit->setText(m_scenario.name);
     setTracePath(m_scenario.tracePath);
     m_perfEdit->setText(m_scenario.perf);
-    for (int i = 0; i < m_policyList->count(); ++i)
-        if (!m_policyList->item(i)->data(kGroupHeaderRole).toBool())
-            m_policyList->item(i)->setCheckState(m_scenario.policies.contains(m_policyList->item(i)->text()) ? Qt::Checked : Qt::Unchecked);
-    // Checked policies first, in the scenario's order, so the choice is visible without scrolling.
-    for (int k = int(m_scenario.policies.size()) - 1; k >= 0; --k) {
-        const auto found = m_policyList->findItems(m_scenario.policies[k], Qt::MatchExactly);
-        if (!found.isEmpty())
-            m_policyList->insertItem(0, m_policyList->takeItem(m_policyList->row(found.first())));
-    }
+    rebuildPolicyList(m_scenario.policies);
     m_seedSpin->setValue(int(m_scenario.seed));
     m_seedsSpin->setValue(m_scenario.seeds);
     m_backfillCheck->setChecked(m_scenario.backfill);
@@ -222,6 +195,105 @@ void ScenarioPanel::setClusterSource(const QString& pathOrPreset, bool isFile)
     }
     fieldEdited();
 }
+
+namespace {
+/// The heading a policy is listed under: learned ones, each system's joint policies, and the ordering +
+/// placement pairs by their ordering (fifo + …, las + …), so a 50-entry list reads in short runs.
+QString policyGroupTitle(const PolicyInfo& info)
+{
+    const QString name = QString::fromStdString(info.name);
+    if (info.group == "learned")
+        return ScenarioPanel::tr("Learned: DAS and its baselines");
+    if (info.group == "joint") {
+        if (name.startsWith(QLatin1String("gavel-")))
+            return ScenarioPanel::tr("Gavel: LPs over GPU types");
+        if (name == QLatin1String("chronus") || name == QLatin1String("oasis"))
+            return ScenarioPanel::tr("Admission: Chronus, OASiS");
+        return ScenarioPanel::tr("Joint: order + place");
+    }
+    const int plus = name.indexOf(QLatin1Char('+'));
+    return ScenarioPanel::tr("Order by %1, then place").arg(plus > 0 ? name.left(plus) : name);
+}
+} // namespace
+
+void ScenarioPanel::rebuildPolicyList(const QStringList& first)
+{
+    // The scenario's policies come first, in its order (scenario() lists them in list order), so the choice is
+    // seen without scrolling; every other policy under its heading, each with its description and knobs.
+    const QSignalBlocker block(m_policyList);
+    m_policyList->clear();
+    auto addHeader = [this](const QString& title) {
+        auto* header = new QListWidgetItem(title, m_policyList);
+        header->setFlags(Qt::ItemIsEnabled); // not selectable nor checkable, but drawn in the normal colour
+        header->setData(kGroupHeaderRole, true);
+        QFont f = header->font();
+        f.setBold(true);
+        header->setFont(f);
+    };
+    auto addPolicy = [this](const PolicyInfo& info, bool checked) {
+        auto* it = new QListWidgetItem(QString::fromStdString(info.name), m_policyList);
+        it->setFlags(it->flags() | Qt::ItemIsUserCheckable);
+        it->setCheckState(checked ? Qt::Checked : Qt::Unchecked);
+        QString tip = QStringLiteral("<b>%1</b> (%2)<br>%3").arg(QString::fromStdString(info.name).toHtmlEscaped(),
+                                                               QString::fromStdString(info.group),
+                                                               QString::fromStdString(info.description).toHtmlEscaped());
+        for (const ParamSpec& p : info.params)
+            tip += QStringLiteral("<br><code>%1</code> = %2: %3")
+                       .arg(QString::fromStdString(p.key), QString::fromStdString(p.dflt.empty() ? "(default)" : p.dflt).toHtmlEscaped(),
+                            QString::fromStdString(p.help).toHtmlEscaped());
+        it->setToolTip(tip);
+    };
+    QStringList shown;
+    for (const QString& name : first)
+        for (const PolicyInfo& info : m_catalog)
+            if (QString::fromStdString(info.name) == name && !shown.contains(name)) {
+                if (shown.isEmpty())
+                    addHeader(tr("In this scenario"));
+                addPolicy(info, true);
+                shown << name;
+            }
+    // headings in a fixed order: learned, the joint systems, then the orderings alphabetically
+    std::vector<std::pair<int, QString>> order;
+    for (const PolicyInfo& info : m_catalog) {
+        const QString t = policyGroupTitle(info);
+        const int rank = info.group == "learned" ? 0 : info.group == "joint" ? 1 : 2;
+        if (std::find(order.begin(), order.end(), std::pair{rank, t}) == order.end())
+            order.emplace_back(rank, t);
+    }
+    std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [rank, title] : order) {
+        bool headed = false;
+        for (const PolicyInfo& info : m_catalog) {
+            const QString name = QString::fromStdString(info.name);
+            if (shown.contains(name) || policyGroupTitle(info) != title)
+                continue;
+            if (!headed)
+                addHeader(title);
+            headed = true;
+            addPolicy(info, false);
+        }
+    }
+    if (m_policyFilter && !m_policyFilter->text().isEmpty())
+        Q_EMIT m_policyFilter->textChanged(m_policyFilter->text());
+    refreshPolicyCount();
+}
+
+void ScenarioPanel::refreshPolicyCount()
+{
+    if (!m_policyCountLabel)
+        return;
+    int ticked = 0, all = 0;
+    for (int i = 0; i < m_policyList->count(); ++i) {
+        const QListWidgetItem* it = m_policyList->item(i);
+        if (it->data(kGroupHeaderRole).toBool())
+            continue;
+        ++all;
+        ticked += it->checkState() == Qt::Checked;
+    }
+    m_policyCountLabel->setText(tr("Policies\n%1 of %2 ticked").arg(ticked).arg(all));
+}
+
+QString ScenarioPanel::tickedCountText() const { return m_policyCountLabel ? m_policyCountLabel->text() : QString(); }
 
 bool ScenarioPanel::hasPolicy(const QString& name) const
 {

@@ -4,6 +4,7 @@
 // itself lives in the ClusterDocument, which scenario() writes inline once edited.
 #include <QWidget>
 
+#include "policy/registry.h"
 #include "scenario.h"
 
 class QCheckBox;
@@ -43,6 +44,8 @@ public:
     QStringList missingPolicies(const Scenario& s) const; ///< policies of `s` this build does not have
     /// "name — N machines, M GPUs" plus " (edited)" when the topology editor changed it.
     QString clusterLabel() const;
+    /// The policy count beside the list, e.g. "Policies\n2 of 52 ticked".
+    QString tickedCountText() const;
 
 public Q_SLOTS:
     void refreshClusterLabel();
@@ -55,6 +58,12 @@ Q_SIGNALS:
 
 private:
     void fieldEdited(); ///< edited(), unless setScenario() is filling the fields
+    /// Fills the policy list: `first` (ticked, in that order) under "In this scenario", then every other
+    /// policy unticked under its heading.
+    void rebuildPolicyList(const QStringList& first);
+    void refreshPolicyCount();
+    std::vector<PolicyInfo> m_catalog;
+    QLabel* m_policyCountLabel = nullptr;
     ClusterDocument* m_clusterDoc;
     bool m_filling = false;
     mutable Scenario m_scenario;

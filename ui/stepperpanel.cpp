@@ -2,6 +2,7 @@
 
 #include <QComboBox>
 #include <QHBoxLayout>
+#include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
@@ -18,6 +19,30 @@
 #include "viewhelpers.h"
 
 namespace ss::ui {
+
+int StepperPanel::heightForRows(int rows) const
+{
+    // from the size hints, so it holds before the panel is first laid out
+    const QLayout* l = layout();
+    const QMargins m = l->contentsMargins();
+    int h = m.top() + m.bottom();
+    int shown = 0;
+    for (int i = 0; i < l->count(); ++i) {
+        QWidget* w = l->itemAt(i)->widget();
+        if (!w || w->isHidden())
+            continue;
+        ++shown;
+        h += w == m_queueTable ? m_queueTable->horizontalHeader()->sizeHint().height() + 2 * m_queueTable->frameWidth() +
+                                     rows * m_queueTable->verticalHeader()->defaultSectionSize()
+                               : w->sizeHint().height();
+    }
+    return h + std::max(0, shown - 1) * l->spacing();
+}
+
+QSize StepperPanel::sizeHint() const
+{
+    return {QWidget::sizeHint().width(), heightForRows(8)};
+}
 
 StepperPanel::StepperPanel(ExportMenus* exports, QWidget* parent) : QWidget(parent)
 {
@@ -86,6 +111,10 @@ StepperPanel::StepperPanel(ExportMenus* exports, QWidget* parent) : QWidget(pare
     m_queueTable->setObjectName(QStringLiteral("stepperQueue"));
     m_queueTable->setModel(m_queueModel);
     exports->installTableExport(m_queueTable);
+    // The queue is what the stepper is for: it never shrinks below three rows (it showed two under the docks);
+    // the default layout gives the stepper a third of the window (MainWindow::fitDefaultLayout).
+    m_queueTable->setMinimumHeight(kMinQueueRows * m_queueTable->verticalHeader()->defaultSectionSize() +
+                                   m_queueTable->horizontalHeader()->sizeHint().height() + 2 * m_queueTable->frameWidth() + 2);
     v->addWidget(m_queueTable, 1);
 
     m_playTimer = new QTimer(this);

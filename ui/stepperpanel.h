@@ -27,9 +27,14 @@ class StepperPanel : public QWidget {
 public:
     /// Whether decision `r` decided anything beyond recording arrivals and finishes.
     static bool decidedSomething(const DecisionRecord& r);
+    static constexpr int kMinQueueRows = 3; ///< the queue table never shows fewer rows (the default layout: more)
     explicit StepperPanel(ExportMenus* exports, QWidget* parent = nullptr);
     ~StepperPanel() override;
 
+    /// The panel's height that shows `rows` rows of the queue (everything above the table as laid out now).
+    int heightForRows(int rows) const;
+    /// Asks the dock layout for eight queue rows.
+    QSize sizeHint() const override;
     RunPtr currentRun() const { return m_current; }
     /// Makes `run` current (null: none) and rewinds; runChanged() then decisionChanged().
     void setRun(RunPtr run);

@@ -63,6 +63,35 @@ private:
     ClusterDocument* m_doc;
 };
 
+/// The Machines table's Switch cell edits with a list of the cluster's switch names, not a number box of
+/// switch indices.
+class SwitchDelegate : public QStyledItemDelegate {
+public:
+    SwitchDelegate(ClusterDocument* doc, QObject* parent) : QStyledItemDelegate(parent), m_doc(doc) {}
+    QWidget* createEditor(QWidget* parent, const QStyleOptionViewItem&, const QModelIndex&) const override
+    {
+        auto* c = new QComboBox(parent);
+        c->setObjectName(QStringLiteral("switchEditor"));
+        for (const ss::Switch& sw : m_doc->spec().switches)
+            c->addItem(QString::fromStdString(sw.name));
+        return c;
+    }
+    void setEditorData(QWidget* editor, const QModelIndex& index) const override
+    {
+        auto* c = static_cast<QComboBox*>(editor);
+        const int sw = index.data(Qt::EditRole).toInt();
+        c->setCurrentIndex(sw >= 0 && sw < c->count() ? sw : 0);
+    }
+    void setModelData(QWidget* editor, QAbstractItemModel* model, const QModelIndex& index) const override
+    {
+        const int sw = static_cast<QComboBox*>(editor)->currentIndex();
+        if (sw >= 0 && sw != index.data(Qt::EditRole).toInt())
+            model->setData(index, sw, Qt::EditRole);
+    }
+private:
+    ClusterDocument* m_doc;
+};
+
 } // namespace
 
 TopologyPanel::TopologyPanel(ClusterDocument* doc, ExportMenus* exports, QWidget* parent)
@@ -162,20 +191,21 @@ TopologyPanel::TopologyPanel(ClusterDocument* doc, ExportMenus* exports, QWidget
     auto* split = new QSplitter(Qt::Horizontal, w);
     m_topology = new ss::TopologyEditorView(split);
     split->addWidget(m_topology);
-    exports->installPlotExport(m_topology);
+    exports->installPlotExport(m_topology, nullptr, exports->scenario());
     auto* tabs = new QTabWidget(split);
     m_machineModel = new MachineTableModel(m_doc, this);
     m_machineTable = makeTable(tabs);
     m_machineTable->setModel(m_machineModel);
     m_machineTable->setItemDelegateForColumn(MachineTableModel::GpuType, new GpuTypeDelegate(m_doc, m_machineTable));
+    m_machineTable->setItemDelegateForColumn(MachineTableModel::Switch, new SwitchDelegate(m_doc, m_machineTable));
     m_machineTable->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_machineTable->verticalHeader()->setVisible(true);
-    exports->installTableExport(m_machineTable);
+    exports->installTableExport(m_machineTable, exports->scenario());
     tabs->addTab(m_machineTable, tr("Machines"));
     m_linkModel = new LinkTableModel(m_doc, this);
     auto* links = makeTable(tabs);
     links->setModel(m_linkModel);
-    exports->installTableExport(links);
+    exports->installTableExport(links, exports->scenario());
     auto* linkPane = new QWidget(tabs);
     auto* lv = new QVBoxLayout(linkPane);
     lv->addWidget(links);

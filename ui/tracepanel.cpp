@@ -31,11 +31,12 @@ TracePanel::TracePanel(ExportMenus* exports, QWidget* parent) : QWidget(parent)
     m_jobProxy->setSourceModel(m_jobModel);
     connect(search, &QLineEdit::textChanged, m_jobProxy, &JobFilterProxy::setSearch);
     m_jobTable = makeTable(w);
+    m_jobTable->setObjectName(QStringLiteral("traceJobs"));
     m_jobTable->setModel(m_jobProxy);
     m_jobTable->setSortingEnabled(true);
     m_jobTable->sortByColumn(JobTableModel::Submit, Qt::AscendingOrder);
     m_jobTable->horizontalHeader()->setDefaultSectionSize(82);
-    exports->installTableExport(m_jobTable);
+    exports->installTableExport(m_jobTable, exports->scenario());
     connect(m_jobTable->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& cur) {
                 if (cur.isValid())
@@ -52,7 +53,7 @@ TracePanel::TracePanel(ExportMenus* exports, QWidget* parent) : QWidget(parent)
     m_durationPlot = makePlot(plots);
     for (QCustomPlot* p : {m_arrivalsPlot, m_demandPlot, m_durationPlot}) {
         ph->addWidget(p);
-        exports->installPlotExport(p, p);
+        exports->installPlotExport(p, p, exports->scenario());
     }
     split->addWidget(plots);
     split->setStretchFactor(0, 3);

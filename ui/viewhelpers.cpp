@@ -18,6 +18,11 @@
 
 namespace ss::ui {
 
+QString countOf(qsizetype n, const QString& one, const QString& many)
+{
+    return QStringLiteral("%1 %2").arg(n).arg(n == 1 ? one : many);
+}
+
 QIcon icon(const char* name)
 {
     return QIcon(QStringLiteral(":/icons/%1.svg").arg(QLatin1String(name)));
@@ -121,10 +126,60 @@ void showRunGantt(ss::GanttView* view, const RunEntry& run, ss::GanttRowMode mod
     }
 }
 
+QString runProvenance(const RunEntry& run)
+{
+    const RunOutput& o = *run.out;
+    QString s = QStringLiteral("%1 — policy %2 · seed %3 · trace %4 · cluster %5 · perf %6")
+                    .arg(run.name, QString::fromStdString(o.policy))
+                    .arg(o.seed)
+                    .arg(QString::fromStdString(o.traceName), run.clusterLabel.isEmpty() ? QString::fromStdString(o.clusterName) : run.clusterLabel,
+                         QString::fromStdString(o.perf));
+    if (!o.spec.options.params.empty()) {
+        QStringList kv;
+        for (const auto& [k, v] : o.spec.options.params)
+            kv << QString::fromStdString(k + "=" + v);
+        s += QStringLiteral(" · ") + kv.join(QLatin1Char(','));
+    }
+    return s + QStringLiteral(" · run %1").arg(QString::fromStdString(o.spec.id()).left(12));
+}
+
+QString runsProvenance(const QVector<RunPtr>& runs, int limit)
+{
+    QStringList lines;
+    for (const RunPtr& r : runs) {
+        if (lines.size() == limit) {
+            lines << QObject::tr("… and %1 more").arg(runs.size() - limit);
+            break;
+        }
+        lines << runProvenance(*r);
+    }
+    return lines.join(QLatin1Char('\n'));
+}
+
 ExportMenus::ExportMenus(QObject* parent) : QObject(parent) {}
 
-void ExportMenus::installPlotExport(QWidget* w, QCustomPlot* plot)
+void ExportMenus::remember(QWidget* w, Caption c)
 {
+    m_captions.insert(w, std::move(c));
+    connect(w, &QObject::destroyed, this, [this, w] { m_captions.remove(w); });
+}
+
+QString ExportMenus::captionFor(const QWidget* w) const
+{
+    const auto it = m_captions.find(w);
+    if (it != m_captions.end() && *it)
+        return (*it)();
+    return caption ? caption() : QString();
+}
+
+ExportMenus::Caption ExportMenus::scenario() const
+{
+    return [this] { return scenarioCaption ? scenarioCaption() : QString(); };
+}
+
+void ExportMenus::installPlotExport(QWidget* w, QCustomPlot* plot, Caption viewCaption)
+{
+    remember(w, std::move(viewCaption));
     w->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(w, &QWidget::customContextMenuRequested, this, [this, w, plot](const QPoint& pos) {
         QMenu menu;
@@ -133,8 +188,8 @@ void ExportMenus::installPlotExport(QWidget* w, QCustomPlot* plot)
             if (p.isEmpty())
                 return;
             QString err;
-            const bool ok = plot ? exporter::exportPlot(plot, p, &err, captionNow())
-                                 : exporter::exportWidget(w, p, &err, captionNow());
+            const bool ok = plot ? exporter::exportPlot(plot, p, &err, captionFor(w))
+                                 : exporter::exportWidget(w, p, &err, captionFor(w));
             if (!ok)
                 Q_EMIT error(err);
             else
@@ -144,8 +199,9 @@ void ExportMenus::installPlotExport(QWidget* w, QCustomPlot* plot)
     });
 }
 
-void ExportMenus::installTableExport(QTableView* view)
+void ExportMenus::installTableExport(QTableView* view, Caption viewCaption)
 {
+    remember(view, std::move(viewCaption));
     view->setContextMenuPolicy(Qt::CustomContextMenu);
     auto* copy = new QAction(tr("Copy"), view);
     copy->setShortcut(QKeySequence::Copy);
@@ -160,7 +216,7 @@ void ExportMenus::installTableExport(QTableView* view)
             if (p.isEmpty())
                 return;
             QString err;
-            if (!TableExport::writeCsv(view->model(), p, &err, captionNow()))
+            if (!TableExport::writeCsv(view->model(), p, &err, captionFor(view)))
                 Q_EMIT error(err);
         });
         menu.exec(view->viewport()->mapToGlobal(pos));

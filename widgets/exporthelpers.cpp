@@ -14,6 +14,7 @@
 #include <QSaveFile>
 #include <QSvgGenerator>
 #include <QWidget>
+#include <algorithm>
 #include <functional>
 
 namespace ss::exporter {
@@ -21,6 +22,8 @@ namespace ss::exporter {
 namespace {
 
 enum class Kind { Png, Svg, Pdf, Unknown };
+
+constexpr int kPngScale = 2;
 
 Kind kindOf(const QString& path)
 {
@@ -41,9 +44,14 @@ bool fail(QString* error, const QString& msg)
     return false;
 }
 
-int captionHeight(const QString& caption, const QFont& font)
+// The caption is wrapped to the image's width (one line per run when it lists several): never cut off.
+int captionHeight(const QString& caption, const QFont& font, int width)
 {
-    return caption.isEmpty() ? 0 : QFontMetrics(font).height() + 6;
+    if (caption.isEmpty())
+        return 0;
+    const QRect r = QFontMetrics(font).boundingRect(QRect(0, 0, std::max(40, width - 8), 100000),
+                                                    Qt::AlignLeft | Qt::TextWordWrap | Qt::TextWrapAnywhere, caption);
+    return r.height() + 8;
 }
 
 void drawCaption(QPainter& p, const QRect& area, const QString& caption, const QPalette& pal)
@@ -52,7 +60,8 @@ void drawCaption(QPainter& p, const QRect& area, const QString& caption, const Q
         return;
     p.fillRect(area, pal.color(QPalette::Window));
     p.setPen(pal.color(QPalette::WindowText));
-    p.drawText(area.adjusted(4, 0, -4, 0), Qt::AlignLeft | Qt::AlignVCenter, caption);
+    p.drawText(area.adjusted(4, 4, -4, -4), Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap | Qt::TextWrapAnywhere,
+               caption);
 }
 
 // Draws `render(painter)` (content of size `size`) plus a caption strip into the file; all three formats
@@ -65,13 +74,17 @@ bool paintTo(const QString& path, QSize size, const QString& caption, const QFon
         return fail(error, QStringLiteral("%1: unknown image format (use .png, .svg or .pdf)").arg(path));
     if (size.isEmpty())
         return fail(error, QStringLiteral("%1: nothing to export (empty view)").arg(path));
-    const int ch = captionHeight(caption, font);
+    const int ch = captionHeight(caption, font, size.width());
     const QSize total(size.width(), size.height() + ch);
     if (k == Kind::Png) {
-        QImage img(total, QImage::Format_ARGB32_Premultiplied);
+        // Raster at kPngScale device pixels per point: the same layout as on screen, sharp enough to print.
+        QImage img(total * kPngScale, QImage::Format_ARGB32_Premultiplied);
+        img.setDevicePixelRatio(kPngScale);
         img.fill(pal.color(QPalette::Window));
         {
             QCPPainter p(&img);
+            p.setRenderHint(QPainter::Antialiasing);
+            p.setRenderHint(QPainter::TextAntialiasing);
             p.setFont(font);
             render(p);
             drawCaption(p, QRect(0, size.height(), size.width(), ch), caption, pal);
@@ -126,6 +139,16 @@ bool paintTo(const QString& path, QSize size, const QString& caption, const QFon
 
 } // namespace
 
+QSize minPlotExportSize()
+{
+    return {960, 600};
+}
+
+int pngScale()
+{
+    return kPngScale;
+}
+
 QString imageFilter()
 {
     return QStringLiteral("PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)");
@@ -147,9 +170,14 @@ bool exportPlot(QCustomPlot* plot, const QString& path, QString* error, const QS
     if (!plot)
         return fail(error, QStringLiteral("%1: no plot to export").arg(path));
     plot->replot(QCustomPlot::rpImmediateRefresh); // a queued replot may still be pending
-    const QSize size = plot->size();
-    return paintTo(path, size, caption, plot->font(), plot->palette(),
-                   [&](QCPPainter& p) { plot->toPainter(&p, size.width(), size.height()); }, error);
+    // A plot lays itself out again at any size: a small pane (a docked plot can be 384 x 221) is exported at
+    // least kMinPlotSize, so axis labels and legends have room; the on-screen plot is left as it is.
+    const QSize size = plot->size().expandedTo(minPlotExportSize());
+    const bool ok = paintTo(path, size, caption, plot->font(), plot->palette(),
+                            [&](QCPPainter& p) { plot->toPainter(&p, size.width(), size.height()); }, error);
+    if (size != plot->size())
+        plot->replot(QCustomPlot::rpQueuedReplot); // toPainter laid the plot out at the export size
+    return ok;
 }
 
 } // namespace ss::exporter

@@ -1,5 +1,6 @@
 #pragma once
 // Export of any view (PNG, SVG, PDF chosen by the file suffix) and of tables (CSV, TSV to the clipboard).
+#include <QSize>
 #include <QString>
 
 class QWidget;
@@ -12,11 +13,15 @@ namespace ss::exporter {
 
 /// File dialog filter: "PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)".
 QString imageFilter();
-/// Renders the widget into `path` (.png/.svg/.pdf). `caption` (e.g. "policy das, seed 42") is drawn under
-/// the image so every export records what made it. False + *error on failure (unknown suffix, unwritable).
+/// Renders the widget into `path` (.png/.svg/.pdf). `caption` (what made the view: the runs shown, their
+/// policy, seed, trace, cluster) is drawn under the image, wrapped to its width, so every export records what
+/// made it. PNG is rendered at pngScale() pixels per point. False + *error on failure (unknown suffix,
+/// unwritable).
 bool exportWidget(QWidget* widget, const QString& path, QString* error = nullptr, const QString& caption = {});
-/// Same for a QCustomPlot, through its own vector/raster savers where it has them (sharper than a grab).
+/// Same for a QCustomPlot, laid out again at no less than minPlotExportSize() (points).
 bool exportPlot(QCustomPlot* plot, const QString& path, QString* error = nullptr, const QString& caption = {});
+QSize minPlotExportSize();
+int pngScale();
 
 } // namespace ss::exporter
 

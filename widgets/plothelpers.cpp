@@ -12,11 +12,15 @@ namespace ss::plots {
 
 namespace {
 
+constexpr const char* kCategoriesProp = "ss.barCategories"; // a bar chart's full category labels
+
 void resetPlot(QCustomPlot* plot)
 {
     plot->clearPlottables();
     plot->clearItems();
     plot->xAxis->setScaleType(QCPAxis::stLinear);
+    plot->xAxis->setTickLabelRotation(0);
+    plot->setProperty(kCategoriesProp, QVariant());
     plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
     plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
     plot->yAxis2->setVisible(false);
@@ -39,6 +43,37 @@ QCPGraph* stepGraph(QCustomPlot* plot, const QVector<double>& x, const QVector<d
 void finish(QCustomPlot* plot)
 {
     plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+// Category labels of a bar chart that never overlap: flat when the widest fits its slot, else turned 45° or
+// 90° (neighbours then need a slot of height/sin θ), long labels elided in the middle so the bars keep most of
+// the height, and only every k-th label kept when even upright ones do not fit. Redone before each replot, so a
+// resized pane or an export at another size gets its own fit.
+void fitCategoryLabels(QCustomPlot* plot)
+{
+    const QStringList cats = plot->property(kCategoriesProp).toStringList();
+    auto ticker = plot->xAxis->ticker().dynamicCast<QCPAxisTickerText>();
+    if (cats.isEmpty() || !ticker)
+        return;
+    const QFontMetricsF fm(plot->xAxis->tickLabelFont());
+    const double range = plot->xAxis->range().size();
+    const double slot = range > 0 ? plot->axisRect()->width() / range : 0; // pixels per category
+    double widest = 0;
+    for (const QString& c : cats)
+        widest = std::max(widest, fm.horizontalAdvance(c));
+    const double h = fm.height();
+    double rotation = 0;
+    int every = 1;
+    if (widest + 8 > slot) {
+        rotation = slot * std::sin(M_PI / 4) >= h + 2 ? 45 : 90;
+        if (rotation == 90 && slot < h + 2)
+            every = int(std::ceil((h + 2) / std::max(1.0, slot)));
+    }
+    const double maxLen = std::max(60.0, plot->height() * 0.35);
+    ticker->clear();
+    for (int c = 0; c < cats.size(); ++c)
+        ticker->addTick(c + 1, c % every ? QString() : rotation == 0 ? cats[c] : fm.elidedText(cats[c], Qt::ElideMiddle, maxLen));
+    plot->xAxis->setTickLabelRotation(rotation);
 }
 
 } // namespace
@@ -189,6 +224,11 @@ void plotGroupedBars(QCustomPlot* plot, const QStringList& categories, const QSt
     for (int c = 0; c < nc; ++c)
         ticker->addTick(c + 1, categories[c]);
     plot->xAxis->setTicker(ticker);
+    plot->setProperty(kCategoriesProp, categories);
+    if (!plot->property("ss.barFit").toBool()) {
+        plot->setProperty("ss.barFit", true);
+        QObject::connect(plot, &QCustomPlot::beforeReplot, plot, [plot] { fitCategoryLabels(plot); });
+    }
     plot->xAxis->setSubTicks(false);
     plot->xAxis->setTickLength(0, 4);
     plot->xAxis->setRange(0.4, nc + 0.6);

@@ -6,6 +6,7 @@
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDir>
+#include <QDockWidget>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -19,6 +20,7 @@
 #include <QRegularExpression>
 #include <QSpinBox>
 #include <QUndoStack>
+#include <QSet>
 #include <QSettings>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -26,6 +28,8 @@
 #include <QToolBar>
 
 #include "clusterdocument.h"
+#include "exporthelpers.h"
+#include "policy/registry.h"
 #include "columnmapdialog.h"
 #include "qcp.h"
 #include "ganttview.h"
@@ -35,6 +39,7 @@
 #include "models.h"
 #include "stepperpanel.h"
 #include "topologypanel.h"
+#include "viewhelpers.h"
 
 using namespace ss;
 using namespace ss::ui;
@@ -60,6 +65,11 @@ private Q_SLOTS:
     void rerunKeepsTheDecisionAndHelpHasALegend();
     void topologyEditorOffersCatalogueTypes();
     void csvWithoutKnownFormatIsMapped();
+    void bannerDoesNotShiftTheLayout();
+    void switchCellIsAListOfNames();
+    void policyListIsGroupedAndCounted();
+    void exportsSayWhatTheViewShows();
+    void stepperShowsMoreThanTwoRows();
 
 private:
     QTemporaryDir m_dir;
@@ -660,6 +670,189 @@ void TestStudioState::csvWithoutKnownFormatIsMapped()
     QVERIFY(!w2.findChild<ColumnMapDialog*>());
     QVERIFY(w2.trace());
     QCOMPARE(int(w2.trace()->jobs.size()), 3);
+}
+
+void TestStudioState::bannerDoesNotShiftTheLayout()
+{
+    // Issue 22 point 13: the error banner used to sit in the menu area and push every dock down when shown.
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.openScenario(kSample));
+    QVERIFY(w.waitForIdle(20000));
+    QApplication::processEvents();
+    QMap<QString, QRect> before;
+    for (QDockWidget* d : w.findChildren<QDockWidget*>())
+        if (d->isVisible())
+            before[d->objectName()] = d->geometry();
+    QVERIFY(!before.isEmpty());
+    w.loadTrace(QStringLiteral("/etc/passwd"));
+    QVERIFY(w.waitForIdle(20000));
+    QApplication::processEvents();
+    QVERIFY(!w.bannerText().isEmpty());
+    QVERIFY2(!w.bannerText().contains(QLatin1String("--map")), qPrintable(w.bannerText())); // no CLI options in the studio
+    QVERIFY2(w.bannerText().contains(QLatin1String("Map trace columns")), qPrintable(w.bannerText()));
+    for (QDockWidget* d : w.findChildren<QDockWidget*>())
+        if (before.contains(d->objectName()))
+            QCOMPARE(d->geometry(), before[d->objectName()]);
+    auto* banner = w.findChild<QFrame*>(QStringLiteral("errorBanner"));
+    QVERIFY(banner && banner->isVisible());
+    QVERIFY(w.rect().contains(banner->geometry()));
+    for (QToolBar* t : w.findChildren<QToolBar*>(QString(), Qt::FindDirectChildrenOnly))
+        if (t->isVisible() && w.toolBarArea(t) == Qt::TopToolBarArea)
+            QVERIFY2(banner->geometry().top() > t->geometry().bottom(), "the banner does not hide the toolbar");
+    if (const QByteArray shots = qgetenv("SS_SCREENSHOT_DIR"); !shots.isEmpty())
+        w.grab().save(QString::fromLocal8Bit(shots) + QStringLiteral("/error-banner.png"));
+}
+
+void TestStudioState::switchCellIsAListOfNames()
+{
+    // Issue 22 point 9: the Machines table's Switch cell was a number box of switch indices.
+    MainWindow w;
+    QVERIFY(w.openScenario(kSample));
+    QVERIFY(w.waitForIdle(20000));
+    ClusterDocument* doc = w.clusterDocument();
+    doc->addSwitch(QStringLiteral("rack-b"), 100);
+    const int last = int(doc->spec().switches.size()) - 1;
+    QVERIFY(last >= 1);
+    w.showView(QStringLiteral("topology"));
+    QTableView* table = nullptr;
+    for (QTableView* t : w.findChildren<QTableView*>())
+        if (qobject_cast<MachineTableModel*>(t->model()))
+            table = t;
+    QVERIFY(table);
+    const QModelIndex cell = table->model()->index(0, MachineTableModel::Switch);
+    QStyleOptionViewItem opt;
+    QAbstractItemDelegate* delegate = table->itemDelegateForColumn(MachineTableModel::Switch);
+    QVERIFY(delegate);
+    std::unique_ptr<QWidget> editor(delegate->createEditor(table, opt, cell));
+    auto* combo = qobject_cast<QComboBox*>(editor.get());
+    QVERIFY2(combo, "the Switch cell edits with a list");
+    QCOMPARE(combo->count(), last + 1);
+    QCOMPARE(combo->itemText(last), QStringLiteral("rack-b"));
+    QCOMPARE(combo->itemText(0), QString::fromStdString(doc->spec().switches[0].name));
+    delegate->setEditorData(combo, cell);
+    QCOMPARE(combo->currentIndex(), doc->spec().machines[0].sw);
+    combo->setCurrentIndex(last);
+    delegate->setModelData(combo, table->model(), cell);
+    QCOMPARE(doc->spec().machines[0].sw, last);
+    QCOMPARE(cell.data().toString(), QStringLiteral("rack-b"));
+    doc->undoStack()->undo();
+    QCOMPARE(doc->spec().machines[0].sw, 0);
+}
+
+void TestStudioState::policyListIsGroupedAndCounted()
+{
+    // Issue 22 point 13: the 50-entry policy list had no groups, tooltips or ticked count.
+    MainWindow w;
+    QVERIFY(w.openScenario(kSample));
+    QVERIFY(w.waitForIdle(20000));
+    auto* list = w.findChild<QListWidget*>(QStringLiteral("policyList"));
+    auto* count = w.findChild<QLabel*>(QStringLiteral("policyCount"));
+    QVERIFY(list && count);
+    const QStringList policies = w.currentScenario().policies;
+    QVERIFY(policies.size() >= 2);
+    auto isHeader = [](const QListWidgetItem* it) { return !(it->flags() & Qt::ItemIsUserCheckable); };
+    // the scenario's policies first, ticked, in its order, under their own heading
+    QVERIFY(isHeader(list->item(0)));
+    for (int k = 0; k < policies.size(); ++k) {
+        QCOMPARE(list->item(1 + k)->text(), policies[k]);
+        QCOMPARE(list->item(1 + k)->checkState(), Qt::Checked);
+    }
+    // every policy once, with a tooltip; the Gavel policies together under one heading that names Gavel
+    const int all = int(ss::policyCatalog().size());
+    int items = 0, headers = 0;
+    QString heading;
+    QSet<QString> seen;
+    for (int i = 0; i < list->count(); ++i) {
+        const QListWidgetItem* it = list->item(i);
+        if (isHeader(it)) {
+            heading = it->text();
+            ++headers;
+            continue;
+        }
+        ++items;
+        QVERIFY2(!seen.contains(it->text()), qPrintable(it->text()));
+        seen.insert(it->text());
+        QVERIFY2(!it->toolTip().isEmpty(), qPrintable(it->text()));
+        if (it->text().startsWith(QLatin1String("gavel-")) && !policies.contains(it->text()))
+            QVERIFY2(heading.contains(QLatin1String("Gavel")), qPrintable(heading));
+        if (it->text().startsWith(QLatin1String("las+")) && !policies.contains(it->text()))
+            QVERIFY2(heading.contains(QLatin1String("las")), qPrintable(heading));
+    }
+    QCOMPARE(items, all);
+    QVERIFY(headers >= 6);
+    QCOMPARE(count->text(), QStringLiteral("Policies\n%1 of %2 ticked").arg(policies.size()).arg(all));
+    for (int i = 0; i < list->count(); ++i)
+        if (list->item(i)->text() == QLatin1String("gavel-las")) {
+            list->item(i)->setCheckState(Qt::Checked);
+            break;
+        }
+    QCOMPARE(count->text(), QStringLiteral("Policies\n%1 of %2 ticked").arg(policies.size() + 1).arg(all));
+    QCOMPARE(w.currentScenario().policies.last(), QStringLiteral("gavel-las"));
+}
+
+void TestStudioState::exportsSayWhatTheViewShows()
+{
+    // Issue 22 point 11: the PNG footer and the CSV header described the scenario being edited, not the runs the
+    // view shows. After the runs, the scenario gets another trace; Compare's exports still name both runs as they
+    // were made, the stepper's names its run, and the trace table's names the new trace.
+    MainWindow w;
+    QVERIFY(openAndRun(w, kSample)); // das + fifo+firstfit on das-case.csv
+    const QString copy = m_dir.filePath(QStringLiteral("renamed-trace.csv"));
+    QVERIFY(QFile::copy(kSampleTrace, copy));
+    w.loadTrace(copy);
+    QVERIFY(w.waitForIdle(20000));
+    QVERIFY(w.currentScenario().tracePath.endsWith(QLatin1String("renamed-trace.csv")));
+    w.showView(QStringLiteral("compare"));
+    auto* exports = w.findChild<ExportMenus*>();
+    QVERIFY(exports);
+    auto* cdf = w.findChild<QCustomPlot*>(QStringLiteral("compareCdf"));
+    auto* bars = w.findChild<QCustomPlot*>(QStringLiteral("compareBars"));
+    auto* table = w.findChild<QTableView*>(QStringLiteral("compareTable"));
+    auto* gantts = w.findChild<QWidget*>(QStringLiteral("compareGanttPane"));
+    QVERIFY(cdf && bars && table && gantts);
+    for (QWidget* v : {static_cast<QWidget*>(cdf), static_cast<QWidget*>(bars), static_cast<QWidget*>(table), gantts}) {
+        const QString c = exports->captionFor(v);
+        QVERIFY2(c.contains(QLatin1String("policy das ")) && c.contains(QLatin1String("policy fifo+firstfit ")), qPrintable(c));
+        QVERIFY2(c.contains(QLatin1String("trace das-case")), qPrintable(c));
+        QVERIFY2(!c.contains(QLatin1String("renamed-trace")), qPrintable(c));
+        QVERIFY2(c.contains(QStringLiteral(" · run ")), qPrintable(c)); // each run's identity
+    }
+    // the CSV of the compare table carries it as "# " lines
+    const QString csv = TableExport::toCsv(table->model(), exports->captionFor(table));
+    QVERIFY2(csv.startsWith(QLatin1String("# Compare of 2 runs:\n# ")), qPrintable(csv.left(200)));
+    // the stepper's table: the run it shows
+    auto* queue = w.findChild<QTableView*>(QStringLiteral("stepperQueue"));
+    QVERIFY(queue);
+    const QString sc = exports->captionFor(queue);
+    QVERIFY2(sc.contains(QLatin1String("trace das-case")) && sc.contains(QStringLiteral(" · run ")), qPrintable(sc));
+    // the trace table shows the scenario's (new) trace
+    const QString tc = exports->captionFor(w.findChild<QTableView*>(QStringLiteral("traceJobs")));
+    QVERIFY2(tc.contains(QLatin1String("renamed-trace.csv")), qPrintable(tc));
+}
+
+void TestStudioState::stepperShowsMoreThanTwoRows()
+{
+    // Issue 22 point 13: in the default layout the stepper's queue table showed two rows. The default layout now
+    // gives it eight rows (at most 40 % of the window), and it never shrinks below StepperPanel::kMinQueueRows.
+    studioSettings().remove(QStringLiteral("window")); // a first start: no layout saved by an earlier window
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(openAndRun(w, kSample));
+    w.setDecision(30);
+    QTest::qWait(50);
+    auto* queue = w.findChild<QTableView*>(QStringLiteral("stepperQueue"));
+    QVERIFY(queue && queue->isVisible());
+    QVERIFY(queue->model()->rowCount() >= 6);
+    auto visibleRows = [queue] { return queue->viewport()->height() / queue->rowHeight(0); };
+    QVERIFY2(visibleRows() >= 8, qPrintable(QString::number(visibleRows())));
+    w.resize(1100, 600);
+    QTest::qWait(50);
+    QVERIFY2(visibleRows() >= StepperPanel::kMinQueueRows - 1, qPrintable(QString::number(visibleRows()))); // a scroll bar may take one
 }
 
 QTEST_MAIN(TestStudioState)

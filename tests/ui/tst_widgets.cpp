@@ -501,6 +501,54 @@ private Q_SLOTS:
         QCOMPARE(buildSegmentsFromJobs(jobs, JobLanes::PerJob).rowCount, 3);
     }
 
+    void barLabelsNeverOverlap()
+    {
+        // Issue 22 point 11: compare bar labels ("fifo+firstfit · trace … · perf …") overlapped on a narrow pane.
+        // Flat labels get a slot as wide as the widest; turned ones need slot·sin(θ) ≥ their height; when even
+        // upright ones do not fit, only every k-th label is written.
+        QCustomPlot plot;
+        QStringList cats;
+        for (int c = 0; c < 8; ++c)
+            cats << QStringLiteral("fifo+firstfit · trace philly-%1.csv · perf default").arg(c);
+        std::vector<std::vector<double>> mean(1), sd(1);
+        for (int c = 0; c < 8; ++c) {
+            mean[0].push_back(10 + c);
+            sd[0].push_back(1);
+        }
+        auto check = [&](int width, bool expectFlat) {
+            plot.resize(width, 320);
+            plots::plotGroupedBars(&plot, cats, {"JCT"}, mean, sd, "JCT (min)");
+            plot.replot(QCustomPlot::rpImmediateRefresh);
+            const QFontMetricsF fm(plot.xAxis->tickLabelFont());
+            const double slot = plot.axisRect()->width() / plot.xAxis->range().size();
+            const double rot = plot.xAxis->tickLabelRotation();
+            auto ticker = plot.xAxis->ticker().dynamicCast<QCPAxisTickerText>();
+            QVERIFY(ticker);
+            const QMap<double, QString> labels = ticker->ticks();
+            QCOMPARE(labels.size(), cats.size());
+            double widest = 0;
+            int shown = 0;
+            for (const QString& l : labels) {
+                widest = std::max(widest, fm.horizontalAdvance(l));
+                shown += !l.isEmpty();
+            }
+            QVERIFY(shown >= 1);
+            const double gap = slot * double(cats.size()) / shown; // distance between two written labels
+            if (rot == 0)
+                QVERIFY2(widest + 4 <= gap, qPrintable(QStringLiteral("flat labels %1 px in %2 px").arg(widest).arg(gap)));
+            else
+                QVERIFY2(gap * std::sin(rot * M_PI / 180) >= fm.height(),
+                         qPrintable(QStringLiteral("turned %1°: %2 px apart, %3 px high").arg(rot).arg(gap).arg(fm.height())));
+            QCOMPARE(rot == 0, expectFlat);
+        };
+        check(520, false);  // long labels, narrow pane: turned
+        check(260, false);  // very narrow: upright and thinned out
+        cats = {"fifo", "das"};
+        mean[0].resize(2);
+        sd[0].resize(2);
+        check(700, true);   // two short labels stay flat
+    }
+
     void exportsWriteFiles()
     {
         QTemporaryDir dir;
@@ -522,15 +570,44 @@ private Q_SLOTS:
                 const QByteArray head = f.read(4096);
                 QVERIFY(f.size() > 200);
                 if (QByteArray(ext) == "png") {
+                    // a plot is laid out again at no less than minPlotExportSize(); both at pngScale() px/pt
                     QImage img(path);
-                    QCOMPARE(img.width(), w->width());
-                    QVERIFY(img.height() > w->height()); // caption strip under the view
+                    const QSize logical = w == &plot ? w->size().expandedTo(exporter::minPlotExportSize()) : w->size();
+                    QCOMPARE(img.width(), logical.width() * exporter::pngScale());
+                    QVERIFY(img.height() > logical.height() * exporter::pngScale()); // caption strip under the view
                 } else if (QByteArray(ext) == "svg") {
                     QVERIFY(head.contains("<svg"));
                 } else {
                     QVERIFY(head.startsWith("%PDF"));
                 }
             }
+        }
+        // Issue 22 point 11: a docked plot of 384 x 221 exported at 384 x 221 with its caption cut off. The export is
+        // at least 960 x 600 points at 2 px per point, the plot on screen keeps its size, and a caption longer than
+        // the width wraps onto as many lines as it needs, each drawn.
+        {
+            QCustomPlot small;
+            small.resize(384, 221);
+            plots::plotCdf(&small, {{"a", {1, 2, 3, 4}}}, "JCT (min)");
+            QString caption;
+            for (int r = 0; r < 6; ++r)
+                caption += QStringLiteral("run %1: fifo+firstfit seed %1 · trace philly.csv · cluster philly-552 · perf default\n").arg(r);
+            const QString path = dir.filePath(QStringLiteral("small.png"));
+            QString err;
+            QVERIFY2(exporter::exportPlot(&small, path, &err, caption.trimmed()), qPrintable(err));
+            QCOMPARE(small.size(), QSize(384, 221));
+            const QImage img(path);
+            QCOMPARE(img.width(), 960 * exporter::pngScale());
+            const int lineH = QFontMetrics(small.font()).height();
+            QVERIFY2(img.height() >= (600 + 6 * lineH) * exporter::pngScale(), qPrintable(QString::number(img.height())));
+            // the last caption line has ink: its band under the plot is not all background
+            const int y0 = (600 + 4 + 5 * lineH) * exporter::pngScale(), y1 = y0 + lineH * exporter::pngScale();
+            const QRgb bg = img.pixel(img.width() - 1, img.height() - 1);
+            bool ink = false;
+            for (int y = y0; y < y1 && y < img.height() && !ink; ++y)
+                for (int x = 0; x < img.width() / 2 && !ink; ++x)
+                    ink = img.pixel(x, y) != bg;
+            QVERIFY2(ink, "the sixth caption line is drawn");
         }
         QString err;
         QVERIFY(!exporter::exportWidget(&v, dir.filePath("x.bmpx"), &err));
