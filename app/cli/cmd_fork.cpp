@@ -420,7 +420,7 @@ RunOutput runPlannedFromTraceAt(double time, const ExperimentPlan& plan)
         running += j.running ? 1 : 0;
         unplaced += j.running && j.machines.empty() ? 1 : 0;
     }
-    std::fprintf(stderr, "start state from %s at t=%g s: %zu running%s, %zu queued; jobs ended by then left out\n",
+    std::fprintf(stderr, "start state from %s at t=%.10g s: %zu running%s, %zu queued; jobs ended by then left out\n",
                  source.c_str(), time, running,
                  unplaced ? (" (" + std::to_string(unplaced) + " placed first-fit: the trace names no machines)").c_str() : "",
                  state.jobs.size() - running);

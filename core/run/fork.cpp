@@ -179,7 +179,7 @@ std::vector<GpuSlot> slotsOnMachines(const Simulator& sim, const ClusterSpec& cl
     }
     if (int(slots.size()) < need) {
         why = "needs " + std::to_string(need) + " GPU(s)" + (milli < 1000 ? " (share " + std::to_string(milli) + "/1000)" : "")
-            + ", " + machineList(cluster, machines) + " " + (free == 1 ? "has" : "have") + " only " + std::to_string(free) + " free";
+            + ", " + machineList(cluster, machines) + " " + (machines.size() == 1 ? "has" : "have") + " only " + std::to_string(free) + " free";
         slots.clear();
     }
     return slots;
