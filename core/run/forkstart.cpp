@@ -140,44 +140,46 @@ StartState startStateAt(const Trace& trace, const ClusterSpec& cluster, double t
 
 namespace {
 
-// A running job whose trace names no machines: the first machine (in cluster order) with room for it, else the
-// fewest machines in cluster order whose free GPUs of an allowed type add up to its demand.
+// A running job whose trace names no machines: the first machine (in cluster order) with room for it, else
+// machines in cluster order until their free GPUs of an allowed type add up to its demand.
 std::vector<GpuSlot> firstFit(const Simulator& sim, SchedContext& ctx, const ClusterSpec& cluster, int j,
                               std::string& why)
 {
     const Job& job = ctx.job(j);
     const uint64_t mask = ctx.rt(j).typeMask;
     const ClusterState& st = sim.state();
-    std::vector<int> one(1);
-    std::vector<int> span;
+    const int need = job.wholeGpus(), milli = job.milli();
+    std::vector<int> one(1), span;
     int spanFree = 0;
     for (int m = 0; m < cluster.machineCount(); ++m) {
         if (!((mask >> cluster.machines[size_t(m)].type) & 1ULL))
             continue;
-        one[0] = m;
-        std::string ignored;
-        std::vector<GpuSlot> slots = slotsOnMachines(sim, cluster, job, one, ignored);
-        if (!slots.empty() && sim.checkStart(j, slots).empty())
-            return slots;
-        if (job.fractional())
-            continue;
-        int free = 0;
-        const int base = cluster.gpuBase(m);
-        for (int g = base; g < base + cluster.machines[size_t(m)].gpus; ++g)
-            free += st.gpuFreeMilli(g) == 1000 ? 1 : 0;
-        if (free > 0 && spanFree < job.wholeGpus()) {
+        // cheap checks first: most machines of a busy cluster have no room
+        const int base = cluster.gpuBase(m), gpus = cluster.machines[size_t(m)].gpus;
+        int freeWhole = 0, roomy = 0;
+        for (int g = base; g < base + gpus; ++g) {
+            freeWhole += st.gpuFreeMilli(g) == 1000 ? 1 : 0;
+            roomy += st.gpuFreeMilli(g) >= milli ? 1 : 0;
+        }
+        if ((milli < 1000 ? roomy : freeWhole) >= need) {
+            one[0] = m;
+            std::string ignored;
+            std::vector<GpuSlot> slots = slotsOnMachines(sim, cluster, job, one, ignored);
+            if (!slots.empty() && sim.checkStart(j, slots).empty())
+                return slots;
+        }
+        if (milli == 1000 && freeWhole > 0 && spanFree < need) {
             span.push_back(m);
-            spanFree += free;
+            spanFree += freeWhole;
         }
     }
-    if (spanFree >= job.wholeGpus()) {
+    if (milli == 1000 && spanFree >= need) {
         std::vector<GpuSlot> slots = slotsOnMachines(sim, cluster, job, span, why);
-        if (!slots.empty() && (why = sim.checkStart(j, slots)).empty())
+        if (!slots.empty() && sim.checkStart(j, slots).empty())
             return slots;
     }
     why = "the trace names no machines for it and no machines of an allowed type have room for its "
-        + std::to_string(job.wholeGpus()) + " GPU(s)"
-        + (job.fractional() ? " (share " + std::to_string(job.milli()) + "/1000)" : std::string())
+        + std::to_string(need) + " GPU(s)" + (milli < 1000 ? " (share " + std::to_string(milli) + "/1000)" : std::string())
         + " beside the jobs that started before it (first-fit in start order)";
     return {};
 }

@@ -833,6 +833,48 @@ private Q_SLOTS:
         QCOMPARE(recordOf(out2, 4)->start, 1600.0);
     }
 
+    // pods without a node: placed first-fit in start order, a 6-GPU pod over both 4-GPU nodes, then a 2-GPU
+    // pod in what is left
+    void startAtFirstFitSpans()
+    {
+        QTemporaryDir dir;
+        ClusterSpec c = readCluster(writeText(dir, "nodes.csv", kOpenbNodes));
+        c.finalize();
+        const Trace t = readTrace(writeText(
+            dir, "big.csv",
+            "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n"
+            "openb-pod-0001,1000,1024,6,1000,,LS,Running,0,700,100\n"
+            "openb-pod-0002,1000,1024,2,1000,,LS,Running,0,400,300\n"));
+        const StartState st = startStateAt(t, c, 350, "big.csv");
+        QCOMPARE(st.jobs.size(), size_t(2));
+        RunSpec s = spec("fifo+firstfit");
+        s.config.perf = PerfConfig::parse("ideal");
+        s.keepDecisionLog = true;
+        const RunOutput out = runFromStartState(c, t, st, s);
+        QCOMPARE(recordOf(out, 1)->machines, 2);
+        QCOMPARE(recordOf(out, 1)->end, 700.0);
+        QCOMPARE(recordOf(out, 2)->start, 350.0);
+        QCOMPARE(recordOf(out, 2)->end, 400.0);
+        std::map<int, int> gpusOn; // machine -> GPUs held at decision 1
+        for (const PlacementRecord& pl : out.log->records.at(0).placements)
+            for (const GpuSlot& g : pl.slots)
+                ++gpusOn[c.machineOfGpu(g.gpu)];
+        QCOMPARE(gpusOn[0], 4);
+        QCOMPARE(gpusOn[1], 4);
+        // one pod more than the GPUs: the error names it and the field
+        const Trace over = readTrace(writeText(
+            dir, "over.csv",
+            "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n"
+            "openb-pod-0001,1000,1024,6,1000,,LS,Running,0,700,100\n"
+            "openb-pod-0002,1000,1024,3,1000,,LS,Running,0,400,300\n"));
+        try {
+            runFromStartState(c, over, startStateAt(over, c, 350, "over.csv"), s);
+            QFAIL("accepted 9 GPUs on 8");
+        } catch (const std::invalid_argument& e) {
+            QVERIFY2(QString(e.what()).startsWith("over.csv: job 2: field 'machines': the trace names no machines"), e.what());
+        }
+    }
+
     void startAtBadInput()
     {
         QTemporaryDir dir;
