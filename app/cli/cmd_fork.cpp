@@ -409,4 +409,22 @@ RunOutput runPlannedFromStartState(const std::string& file, const ExperimentPlan
     return runFromStartState(*in.cluster, *in.trace, state, run.spec, in.table.get());
 }
 
+RunOutput runPlannedFromTraceAt(double time, const ExperimentPlan& plan)
+{
+    const PlannedRun& run = plan.runs.at(0);
+    const RunInputs& in = plan.inputs.at(run.inputs);
+    const std::string source = in.traceSource.empty() ? in.trace->name : in.traceSource;
+    const StartState state = startStateAt(*in.trace, *in.cluster, time, source); // one line naming the trace
+    size_t running = 0, unplaced = 0;
+    for (const StartStateJob& j : state.jobs) {
+        running += j.running ? 1 : 0;
+        unplaced += j.running && j.machines.empty() ? 1 : 0;
+    }
+    std::fprintf(stderr, "start state from %s at t=%.10g s: %zu running%s, %zu queued; jobs ended by then left out\n",
+                 source.c_str(), time, running,
+                 unplaced ? (" (" + std::to_string(unplaced) + " placed first-fit: the trace names no machines)").c_str() : "",
+                 state.jobs.size() - running);
+    return runFromStartState(*in.cluster, *in.trace, state, run.spec, in.table.get());
+}
+
 } // namespace ss::cli

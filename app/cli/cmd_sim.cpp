@@ -220,6 +220,21 @@ int cmdRun(Args& a)
     peekStoreOptions(a);
     makeScheduler(run.spec.policy, run.spec.options); // an unknown policy or bad --param fails before the run
     const std::string startState = a.get("start-state"); // running and queued jobs at the start (cmd_fork.cpp)
+    const std::string startAt = a.get("start-at");       // ... or those the trace itself records at a time
+    double startTime = 0;
+    if (!startAt.empty()) {
+        if (!startState.empty())
+            throw UsageError("--start-at and --start-state: give one start state");
+        if (a.has("load-scale"))
+            throw UsageError("--start-at takes the state the trace records; --load-scale moves its arrivals away "
+                             "from its recorded start times");
+        try {
+            startTime = TraceTransform::parseDuration(startAt);
+        } catch (const std::invalid_argument&) {
+            throw UsageError("--start-at: expected a time on the trace's clock (seconds, or with s/m/h/d), got '"
+                             + startAt + "'");
+        }
+    }
     a.finish();
     ExecOptions ex;
     auto bar = stderrProgress(progress, "simulating");
@@ -241,12 +256,17 @@ int cmdRun(Args& a)
         ex.onResult(0, out);
         return 0;
     }
+    if (!startAt.empty()) {
+        RunOutput out = runPlannedFromTraceAt(startTime, plan);
+        ex.onResult(0, out);
+        return 0;
+    }
     executePlan(plan, ex);
     return 0;
 }
 CliCommand c3("run",
               "--trace FILE --cluster PRESET|FILE --policy NAME --seed S [--json] [--perf SPEC] ... | --scenario FILE "
-              "[--policy NAME] [--start-state FILE] : one run",
+              "[--policy NAME] [--start-state FILE | --start-at T] : one run",
               &cmdRun);
 
 // ------------------------------------------------------------------------------------------------ compare

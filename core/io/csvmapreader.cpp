@@ -111,6 +111,8 @@ void readMappedCsv(TraceBuilder& b, LineReader& r)
                 const double start = cStart >= 0 ? timeOf(v[size_t(cStart)], cStart, ln) : j.submit;
                 j.duration = end - start;
             }
+            if (cStart >= 0 && !trim(v[size_t(cStart)]).empty())
+                j.started = timeOf(v[size_t(cStart)], cStart, ln); // the actual start (--start-at)
             if (cModel >= 0)
                 j.model = b.intern(b.models, v[size_t(cModel)]);
             if (cUser >= 0)

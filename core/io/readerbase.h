@@ -20,7 +20,7 @@ public:
     const TraceReadOptions& opts() const { return m_opts; }
     Trace trace;
     TraceReadReport report;
-    FastInterner models, users, vcs, qos, specs;
+    FastInterner models, users, vcs, qos, specs, machineSets;
     int64_t nextId = 0; ///< for formats without ids: row order in the file
 
     void skip(const std::string& reason)

@@ -27,6 +27,7 @@ TraceBuilder::TraceBuilder(const std::string& file, const TraceReadOptions& opts
     , vcs(trace.vcs)
     , qos(trace.qosClasses)
     , specs(trace.gpuSpecs)
+    , machineSets(trace.machineSets)
     , m_file(file)
     , m_opts(opts)
 {
@@ -61,8 +62,10 @@ Trace TraceBuilder::finish(TraceReadReport* out, bool rebase)
         trace.jobs.shrink_to_fit();
     if (rebase && !trace.jobs.empty() && trace.jobs.front().submit != 0) {
         const double off = trace.jobs.front().submit;
-        for (auto& j : trace.jobs)
+        for (auto& j : trace.jobs) {
             j.submit -= off;
+            j.started -= off; // NaN stays NaN
+        }
         trace.notes.push_back("times rebased: first submit was at " + formatDouble(off) + " s in " + report.format
                               + " time");
     }
@@ -158,7 +161,8 @@ void readNative(TraceBuilder& b, LineReader& r)
               cGpus = hdr.require("gpus", b.file(), hl), cDur = hdr.require("duration", b.file(), hl);
     const int cModel = hdr.index("model"), cUser = hdr.index("user"), cVc = hdr.index("vc"), cQos = hdr.index("qos"),
               cSpec = hdr.index("gpu_spec"), cDl = hdr.index("deadlines"), cCpu = hdr.index("cpu"),
-              cMem = hdr.index("mem_gb"), cIt = hdr.index("iterations");
+              cMem = hdr.index("mem_gb"), cIt = hdr.index("iterations"), cStarted = hdr.index("start"),
+              cMachines = hdr.index("machines");
     Progress prog(b.opts());
     const std::string& f = b.file();
     while (r.next(line)) {
@@ -196,6 +200,9 @@ void readNative(TraceBuilder& b, LineReader& r)
             j.cpu = float(parseNumberOr(opt(cCpu), 0, {f, ln, "cpu"}));
             j.memGb = float(parseNumberOr(opt(cMem), 0, {f, ln, "mem_gb"}));
             j.iterations = parseNumberOr(opt(cIt), 0, {f, ln, "iterations"});
+            if (!trim(opt(cStarted)).empty())
+                j.started = parseNumber(opt(cStarted), {f, ln, "start"});
+            j.machines = b.intern(b.machineSets, opt(cMachines));
             b.add(std::move(j), {f, ln, "duration"});
         });
     }
@@ -296,6 +303,12 @@ void writeNativeTrace(const Trace& trace, const std::string& path)
         o += '\n';
     }
     o += kNativeHeader;
+    // where and when the source ran each job (for --start-at): only when some job has it, so traces without
+    // it keep their bytes
+    const bool placed = std::any_of(trace.jobs.begin(), trace.jobs.end(),
+                                    [](const Job& j) { return j.hasStarted() || j.machines >= 0; });
+    if (placed)
+        o += ",start,machines";
     o += '\n';
     for (const Job& j : trace.jobs) {
         appendNum(o, double(j.id));
@@ -332,6 +345,13 @@ void writeNativeTrace(const Trace& trace, const std::string& path)
         o += ',';
         if (j.iterations != 0)
             appendNum(o, j.iterations);
+        if (placed) {
+            o += ',';
+            if (j.hasStarted())
+                appendNum(o, j.started);
+            o += ',';
+            appendField(o, trace.machineSets, j.machines);
+        }
         o += '\n';
         out.maybeFlush();
     }

@@ -74,6 +74,8 @@ void readHelios(TraceBuilder& b, LineReader& r)
             j.id = idFromName(idText, row);
         }
         j.submit = parseTime(v[size_t(cSubmit)], {f, ln, "submit_time"});
+        if (cStart >= 0 && !trim(v[size_t(cStart)]).empty())
+            j.started = parseTime(v[size_t(cStart)], {f, ln, "start_time"});
         if (cDur >= 0 && !trim(v[size_t(cDur)]).empty()) {
             j.duration = parseNumber(v[size_t(cDur)], {f, ln, "duration"});
         } else {
@@ -231,7 +233,7 @@ void readOpenb(TraceBuilder& b, LineReader& r)
     constexpr double kTraceEnd = 12902960; // deletion_time of pods alive when the trace was cut
     Header h;
     int cName = -1, cCpu = -1, cMem = -1, cNum = -1, cMilli = -1, cSpec = -1, cQos = -1, cPhase = -1, cCreate = -1,
-        cDel = -1, cSched = -1;
+        cDel = -1, cSched = -1, cNode = -1;
     bool init = false;
     const std::string& f = b.file();
     forEachRow(b, r, ',', h, [&](const std::vector<std::string_view>& v, long ln) {
@@ -247,6 +249,9 @@ void readOpenb(TraceBuilder& b, LineReader& r)
             cCreate = h.index("creation_time");
             cDel = h.index("deletion_time");
             cSched = h.index("scheduled_time");
+            // The published lists name no node; a list exported with the pods' nodes (a Kubernetes pod's
+            // spec.nodeName) keeps them for --start-at.
+            cNode = h.index("node_name") >= 0 ? h.index("node_name") : h.index("node");
             if (cCreate < 0 || cDel < 0)
                 throw IoError(f, 1, "creation_time",
                               "column missing: this pod list has no times (a placement snapshot, not a trace)");
@@ -276,6 +281,9 @@ void readOpenb(TraceBuilder& b, LineReader& r)
                                  ? parseNumber(v[size_t(cSched)], {f, ln, "scheduled_time"})
                                  : j.submit;
         j.duration = del - start;
+        j.started = start;
+        if (cNode >= 0)
+            j.machines = b.intern(b.machineSets, v[size_t(cNode)]);
         const double num = parseNumber(v[size_t(cNum)], {f, ln, "num_gpu"});
         const double milli = parseNumber(v[size_t(cMilli)], {f, ln, "gpu_milli"});
         if (num < 0)

@@ -124,14 +124,19 @@ void applyTransforms(Trace& trace, const TraceTransform& t, TraceReadReport* rep
         if (!(t.loadScale > 0) || !std::isfinite(t.loadScale))
             throw std::invalid_argument("load scale must be > 0");
         const double base = trace.jobs.empty() ? 0 : trace.jobs.front().submit;
-        for (auto& j : trace.jobs)
+        for (auto& j : trace.jobs) {
             j.submit = base + (j.submit - base) / t.loadScale;
+            // the recorded start times belong to the unscaled arrivals: a state at a time cannot be taken
+            j.started = std::numeric_limits<double>::quiet_NaN();
+        }
         trace.notes.push_back("load scaled x" + io::formatDouble(t.loadScale) + " (inter-arrival times divided)");
     }
     if (t.rebase && !trace.jobs.empty() && trace.jobs.front().submit != 0) {
         const double off = trace.jobs.front().submit;
-        for (auto& j : trace.jobs)
+        for (auto& j : trace.jobs) {
             j.submit -= off;
+            j.started -= off;
+        }
         trace.notes.push_back("times rebased by -" + io::formatDouble(off) + " s after transforms");
     }
     if (report)

@@ -79,10 +79,12 @@ struct TorchTrainer::Impl {
         w.vcs = t.vcs;
         w.qosClasses = t.qosClasses;
         w.gpuSpecs = t.gpuSpecs;
+        w.machineSets = t.machineSets;
         const double t0 = t.jobs[size_t(start)].submit;
         for (int i = start; i < start + cfg.episodeJobs; ++i) {
             Job j = t.jobs[size_t(i)];
             j.submit -= t0;
+            j.started -= t0;
             w.jobs.push_back(std::move(j));
         }
         (void)salt;

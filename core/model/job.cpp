@@ -58,7 +58,8 @@ std::string Trace::validate() const
             return where() + "jobs are not sorted by submit time";
         auto idx = [](int32_t v, size_t n) { return v >= -1 && v < int32_t(n); };
         if (!idx(j.model, models.size()) || !idx(j.user, users.size()) || !idx(j.vc, vcs.size())
-            || !idx(j.qos, qosClasses.size()) || !idx(j.gpuSpec, gpuSpecs.size()))
+            || !idx(j.qos, qosClasses.size()) || !idx(j.gpuSpec, gpuSpecs.size())
+            || !idx(j.machines, machineSets.size()))
             return where() + "string index out of range";
     }
     return {};
@@ -69,6 +70,34 @@ double Trace::span() const
     if (jobs.empty())
         return 0;
     return jobs.back().submit - jobs.front().submit;
+}
+
+std::vector<std::string> Trace::machinesOf(const Job& j) const
+{
+    std::vector<std::string> out;
+    if (j.machines < 0 || size_t(j.machines) >= machineSets.size())
+        return out;
+    const std::string& s = machineSets[size_t(j.machines)];
+    size_t p = 0;
+    while (p <= s.size()) {
+        size_t q = s.find(';', p);
+        if (q == std::string::npos)
+            q = s.size();
+        size_t a = p, b = q;
+        while (a < b && (s[a] == ' ' || s[a] == '\t'))
+            ++a;
+        while (b > a && (s[b - 1] == ' ' || s[b - 1] == '\t'))
+            --b;
+        if (b > a)
+            out.emplace_back(s, a, b - a);
+        p = q + 1;
+    }
+    return out;
+}
+
+bool Trace::hasStartTimes() const
+{
+    return std::any_of(jobs.begin(), jobs.end(), [](const Job& j) { return j.hasStarted(); });
 }
 
 const std::string& Trace::modelName(const Job& j) const

@@ -1,6 +1,7 @@
 #pragma once
 // Jobs and traces: what a scheduler is asked to run. Plain data, no Qt.
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -28,6 +29,12 @@ struct Job {
     int32_t gpuSpec = -1;  ///< index into Trace::gpuSpecs ('|'-separated allowed GPU types), -1 = any type
     float cpu = 0;         ///< CPU cores demanded (0 = not modelled)
     float memGb = 0;       ///< memory demanded in GB (0 = not modelled)
+    /// Where the source trace ran it: index into Trace::machineSets (';'-separated machine names), -1 = not
+    /// recorded. With `started`, only `--start-at` reads it (the state at a time); no policy does.
+    int32_t machines = -1;
+    /// When the source trace actually started it (trace clock, seconds); NaN where the format has no start
+    /// times (Philly's submit-and-duration lists). Kept so a start state can be taken at any time (`--start-at`).
+    double started = std::numeric_limits<double>::quiet_NaN();
     std::vector<DeadlineLevel> deadlines; ///< sorted by offset; empty = best effort
 
     /// Whole GPUs held: ceil of the demand for demand >= 1, else 1 (a shared GPU).
@@ -35,6 +42,7 @@ struct Job {
     /// Share of one GPU in 1/1000 for fractional jobs, 1000 for whole-GPU jobs.
     int milli() const;
     bool fractional() const { return gpus < 1.0; }
+    bool hasStarted() const { return started == started; } ///< the trace recorded its actual start (not NaN)
 };
 
 /// A job trace plus the string tables its jobs index into.
@@ -42,6 +50,7 @@ struct Trace {
     std::string name;
     std::vector<Job> jobs;
     std::vector<std::string> models, users, vcs, qosClasses, gpuSpecs;
+    std::vector<std::string> machineSets; ///< Job::machines: machine names a job ran on, ';'-separated
     std::vector<std::string> notes; ///< provenance lines (generator command, source file, what was skipped)
 
     /// Sort jobs by (submit, id); stable, so equal keys keep trace order.
@@ -50,6 +59,10 @@ struct Trace {
     std::string validate() const;
     double span() const; ///< last submit - first submit
     const std::string& modelName(const Job& j) const;
+    /// The machine names the source trace ran `j` on (empty when not recorded).
+    std::vector<std::string> machinesOf(const Job& j) const;
+    /// Whether any job carries its actual start time (a state at a time can be taken from it).
+    bool hasStartTimes() const;
     /// Gavel's priority weight w_m: a QoS class named "w<number>" (e.g. "w5", as Gavel's priority_weight
     /// column and its generator's 20 % weight-5 jobs are read) carries that weight; every other job has 1.
     double priorityWeight(const Job& j) const;

@@ -140,6 +140,8 @@ Trace withBurst(const Trace& trace, const Trace& burst, double t0)
         j.vc = remap(vcs, burst.vcs, b.vc);
         j.qos = remap(qos, burst.qosClasses, b.qos);
         j.gpuSpec = remap(specs, burst.gpuSpecs, b.gpuSpec);
+        j.machines = -1; // where the burst's own trace ran it says nothing about this run
+        j.started = std::numeric_limits<double>::quiet_NaN();
         added.push_back(std::move(j));
     }
     std::stable_sort(added.begin(), added.end(), [](const Job& a, const Job& b) { return a.submit < b.submit; });
@@ -177,7 +179,7 @@ std::vector<GpuSlot> slotsOnMachines(const Simulator& sim, const ClusterSpec& cl
     }
     if (int(slots.size()) < need) {
         why = "needs " + std::to_string(need) + " GPU(s)" + (milli < 1000 ? " (share " + std::to_string(milli) + "/1000)" : "")
-            + ", " + machineList(cluster, machines) + " " + (free == 1 ? "has" : "have") + " only " + std::to_string(free) + " free";
+            + ", " + machineList(cluster, machines) + " " + (machines.size() == 1 ? "has" : "have") + " only " + std::to_string(free) + " free";
         slots.clear();
     }
     return slots;

@@ -316,6 +316,52 @@ private Q_SLOTS:
         QCOMPARE(j.memGb, 12.0f);
         QCOMPARE(t.gpuSpecs[size_t(j.gpuSpec)], std::string("V100M16|V100M32"));
         QCOMPARE(t.qosClasses[size_t(j.qos)], std::string("BE"));
+        QCOMPARE(j.started, 427161.0); // scheduled_time, kept for --start-at
+        QCOMPARE(t.jobs[0].started, 0.0);
+        QVERIFY(t.machineSets.empty() && t.jobs[0].machines == -1); // the published lists name no node
+    }
+
+    // Where and when the source ran each job (openb's scheduled_time and an exported node_name) survive the
+    // native format; a trace without them keeps the v1 header and its bytes.
+    void startTimesRoundTrip()
+    {
+        const auto p = write("openb-nodes.csv",
+                             "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,"
+                             "deletion_time,scheduled_time,node_name\n"
+                             "openb-pod-0010,1000,1024,2,1000,,LS,Running,100,900,150,openb-node-0003\n"
+                             "openb-pod-0011,1000,1024,1,1000,,LS,Running,120,300,,\n");
+        const Trace t = readTrace(p);
+        QCOMPARE(t.jobs.size(), size_t(2));
+        QCOMPARE(t.jobs[0].started, 50.0); // rebased with the submit times (first creation 100)
+        QCOMPARE(t.machinesOf(t.jobs[0]), std::vector<std::string>{"openb-node-0003"});
+        QCOMPARE(t.jobs[1].started, 20.0); // no scheduled_time: the reader takes the creation time
+        QVERIFY(t.machinesOf(t.jobs[1]).empty());
+        QVERIFY(t.validate().empty());
+        const std::string n = (m_dir.path() + "/placed.csv").toStdString();
+        writeNativeTrace(t, n);
+        const Trace back = readTrace(n);
+        QCOMPARE(back.jobs[0].started, 50.0);
+        QCOMPARE(back.machinesOf(back.jobs[0]), std::vector<std::string>{"openb-node-0003"});
+        QCOMPARE(back.jobs[1].started, 20.0);
+        QCOMPARE(back.jobs[1].machines, -1);
+        Trace plain = t;
+        for (Job& j : plain.jobs) {
+            j.started = std::numeric_limits<double>::quiet_NaN();
+            j.machines = -1;
+        }
+        writeNativeTrace(plain, n);
+        std::ifstream in(n);
+        std::string line;
+        while (std::getline(in, line) && line.rfind("id,", 0) != 0) {
+        }
+        QCOMPARE(line, std::string("id,submit,gpus,duration,model,user,vc,qos,gpu_spec,deadlines,cpu,mem_gb,iterations"));
+        QVERIFY(!readTrace(n).hasStartTimes());
+        // load scaling moves arrivals away from the recorded starts: they are dropped
+        Trace scaled = t;
+        TraceTransform tf;
+        tf.loadScale = 2;
+        applyTransforms(scaled, tf);
+        QVERIFY(!scaled.hasStartTimes());
     }
 
     void gavel()
