@@ -1,5 +1,7 @@
 #include "mainwindow.h"
 
+#include "accelwindow.h"
+
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
@@ -114,7 +116,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     setStatus(tr("Open a scenario (File ▸ Open) or drop a trace or cluster file here."));
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow()
+{
+    delete m_accel;
+}
 
 // ------------------------------------------------------------------------------------------ menus
 

@@ -43,6 +43,7 @@ class TeachingPanel;
 class TopologyPanel;
 class TracePanel;
 class WhatIfPanel;
+class AccelWindow;
 class ForkPanel;
 
 class MainWindow : public QMainWindow {
@@ -59,7 +60,11 @@ public:
 
     // --- scenario ---
     /// Loads the scenario and starts loading its trace in the background. False (and a banner) on error.
+    /// A scenario of mode "accelerator" (RELMAS) opens in the accelerator window instead (acceleratorWindow()),
+    /// leaving this window's scenario as it was.
     bool openScenario(const QString& path);
+    /// The accelerator-mode window (accelwindow.h), made on first use.
+    AccelWindow* acceleratorWindow();
     /// Shows `s` (cluster, fields, trace loading). False (banner listing every problem, nothing changed) when
     /// its cluster or trace cannot be read; a policy this build lacks is reported but the rest opens.
     bool setScenario(const Scenario& s, const QString& path = {});
@@ -155,6 +160,7 @@ private:
     bool m_dark = false;
     QJsonObject m_savedScenario; ///< the scenario as opened or saved (isScenarioModified compares with it)
     UnsavedPrompt m_unsavedPrompt;
+    AccelWindow* m_accel = nullptr;
 
     // docks
     ScenarioPanel* m_scenarioPanel = nullptr;

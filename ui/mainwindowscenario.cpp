@@ -2,6 +2,8 @@
 // about unsaved changes. A load that fails leaves the scenario exactly as it was.
 #include "mainwindow.h"
 
+#include "accelwindow.h"
+
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMenu>
@@ -119,8 +121,33 @@ bool MainWindow::setScenario(const Scenario& s, const QString& path)
     return true;
 }
 
+AccelWindow* MainWindow::acceleratorWindow()
+{
+    if (!m_accel) {
+        // a top-level window of its own (no parent: it is not a dialog of this one); deleted with this one
+        m_accel = new AccelWindow();
+        m_accel->setAttribute(Qt::WA_DeleteOnClose, false);
+        m_accel->setPalette(palette());
+    }
+    return m_accel;
+}
+
 bool MainWindow::openScenario(const QString& path)
 {
+    if (AccelWindow::isAcceleratorScenario(path)) {
+        AccelWindow* a = acceleratorWindow();
+        if (!a->openScenario(path)) {
+            showError(a->errorText());
+            return false;
+        }
+        addRecent(QFileInfo(path).absoluteFilePath());
+        a->show();
+        a->raise();
+        a->activateWindow();
+        a->runAll();
+        setStatus(tr("Opened the accelerator scenario %1 in the accelerator window").arg(QFileInfo(path).fileName()));
+        return true;
+    }
     try {
         if (!setScenario(Scenario::load(path), QFileInfo(path).absoluteFilePath()))
             return false;

@@ -113,12 +113,12 @@ Scenario Scenario::load(const QString& path)
     } catch (const IoError& e) {
         throw toScenarioError(e);
     }
-    // The accelerator mode (RELMAS) runs from the CLI; opening it as a GPU scenario would show an empty one and
-    // a save would drop its accelerator fields, so it is refused whole.
+    // The accelerator mode (RELMAS) has its own window (MainWindow::openScenario sends it there); read as a GPU
+    // scenario it would show an empty one and a save would drop its accelerator fields, so it is refused whole.
     if (core.mode == ss::Scenario::Mode::Accelerator)
-        throw ScenarioError(path, 0, QStringLiteral("mode: an accelerator-mode scenario (RELMAS); the studio has no "
-                                                    "accelerator view yet: run it with `schedstudio-cli run --scenario %1`")
-                                         .arg(path));
+        throw ScenarioError(path, 0, QStringLiteral("mode: an accelerator-mode scenario (RELMAS), not a GPU-cluster "
+                                                    "one: open it with File \u25b8 Open scenario, which shows it in "
+                                                    "the accelerator window"));
     return fromCore(core);
 }
 

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "accelwindow.h"
 #include "mainwindow.h"
 
 int main(int argc, char** argv)
@@ -56,10 +57,10 @@ int main(int argc, char** argv)
     if (cli.isSet(darkOpt))
         w.setDarkTheme(true);
     const bool shot = cli.isSet(shotOpt);
+    int W = 1600, H = 1000;
     if (shot) {
         // Deterministic pictures: the default layout at a fixed size, whatever the saved settings say.
         w.resetLayout();
-        int W = 1600, H = 1000;
         if (cli.isSet(sizeOpt)) {
             const QStringList wh = cli.value(sizeOpt).split(QLatin1Char('x'));
             if (wh.size() == 2) {
@@ -83,6 +84,39 @@ int main(int argc, char** argv)
         } else {
             w.loadTrace(scenario);
         }
+    }
+    if (!scenario.isEmpty() && ss::ui::AccelWindow::isAcceleratorScenario(scenario)) {
+        // The accelerator mode (RELMAS) has its own window; openScenario() opened it and started its runs.
+        // --goto-decision K is its cycle K, --view one of its views.
+        ss::ui::AccelWindow* a = w.acceleratorWindow();
+        w.show();
+        a->show();
+        a->raise();
+        if (shot)
+            a->resize(W, H);
+        if (!shot && !cli.isSet(gotoOpt) && !cli.isSet(viewOpt))
+            return app.exec();
+        a->waitForIdle(600000);
+        if (cli.isSet(gotoOpt))
+            a->setCycle(cli.value(gotoOpt).toInt() - 1);
+        if (cli.isSet(viewOpt) && !a->showView(cli.value(viewOpt))) {
+            std::fprintf(stderr, "schedstudio: unknown accelerator view '%s' (one of %s)\n", qPrintable(cli.value(viewOpt)),
+                         qPrintable(ss::ui::AccelWindow::viewNames().join(QStringLiteral(", "))));
+            return 2;
+        }
+        if (!shot)
+            return app.exec();
+        for (int i = 0; i < 10; ++i) {
+            QApplication::processEvents();
+            QApplication::sendPostedEvents();
+        }
+        if (!a->errorText().isEmpty())
+            std::fprintf(stderr, "schedstudio: %s\n", qPrintable(a->errorText()));
+        if (!a->grab().toImage().save(cli.value(shotOpt))) {
+            std::fprintf(stderr, "schedstudio: cannot write %s\n", qPrintable(cli.value(shotOpt)));
+            return 1;
+        }
+        return 0;
     }
     w.show();
     if (!shot && !cli.isSet(runOpt) && !cli.isSet(gotoOpt) && !cli.isSet(viewOpt) && !cli.isSet(forkOpt))

@@ -60,7 +60,6 @@ private Q_SLOTS:
     void scenarioParamsReachTheRuns();
     void stepToNextRound();
     void untrainedFallbackIsShownNotSilent();
-    void acceleratorScenarioIsRefusedWhole();
     void compareShowsTwoRunsAndLogTails();
     void rerunKeepsTheDecisionAndHelpHasALegend();
     void topologyEditorOffersCatalogueTypes();
@@ -489,19 +488,6 @@ void TestStudioState::untrainedFallbackIsShownNotSilent()
     QVERIFY(w.waitForIdle(20000));
     QVERIFY2(base->text().contains(QLatin1String("fifo+firstfit")) && base->text().contains(QLatin1String("not rerun")),
              qPrintable(base->text()));
-}
-
-void TestStudioState::acceleratorScenarioIsRefusedWhole()
-{
-    // An accelerator-mode scenario opened as a GPU one showed nothing and saved without its accelerator fields.
-    MainWindow w;
-    QVERIFY(w.openScenario(kSample));
-    QVERIFY(w.waitForIdle(20000));
-    const QString before = w.scenarioPath();
-    QVERIFY(!w.openScenario(QStringLiteral(SS_SOURCE_DIR "/sample-traces/relmas.scenario.json")));
-    QVERIFY(w.waitForIdle(20000));
-    QVERIFY2(w.bannerText().contains(QLatin1String("accelerator-mode")), qPrintable(w.bannerText()));
-    QCOMPARE(w.scenarioPath(), before);
 }
 
 void TestStudioState::compareShowsTwoRunsAndLogTails()
