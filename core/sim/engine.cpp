@@ -117,21 +117,15 @@ double SchedContext::start(int job, std::vector<GpuSlot> slots, std::string_view
     r.rate = r.baseRate / (1.0 + (s.m_perf.config().ideal ? 0.0 : s.m_cfg.perf.interference) * co);
     s.scheduleCompletion(job);
 
-    if (m_record && !reason.empty()) {
-        // a policy that does not record placements itself still leaves its reason in the log
-        bool found = false;
-        for (auto& p : m_record->placements)
-            if (p.job == job) {
-                found = true;
-                break;
-            }
-        if (!found && int(m_record->placements.size()) < s.m_cfg.logPlacementLimit) {
-            PlacementRecord pr;
-            pr.job = job;
-            pr.slots = r.slots;
-            pr.reason = std::string(reason);
-            m_record->placements.push_back(std::move(pr));
-        }
+    if (m_record && !loggedPlacement(job)) {
+        // every start is in the log (the stepper, cluster map and Gantt replay it), with the reason of a policy
+        // that does not record placements itself
+        PlacementRecord pr;
+        pr.job = job;
+        pr.slots = r.slots;
+        pr.reason = std::string(reason);
+        m_logged[job] = m_record->placements.size();
+        m_record->placements.push_back(std::move(pr));
     }
     for (SimObserver* o : s.m_obs)
         o->onJobStarted(s.m_now, job, r);
@@ -173,11 +167,31 @@ void SchedContext::recordAllocation(AllocationRecord allocation)
         m_record->allocation = std::move(allocation);
 }
 
+PlacementRecord* SchedContext::loggedPlacement(int job)
+{
+    if (!m_record)
+        return nullptr;
+    if (!m_logged.empty() && m_logged.begin()->second >= m_record->placements.size())
+        m_logged.clear(); // left from an earlier decision's record
+    const auto it = m_logged.find(job);
+    if (it == m_logged.end() || it->second >= m_record->placements.size() || m_record->placements[it->second].job != job)
+        return nullptr;
+    return &m_record->placements[it->second];
+}
+
 void SchedContext::recordPlacement(int job, const std::vector<GpuSlot>& slots, std::vector<float> affinity,
                                    std::string reason, std::vector<float> affinityVar)
 {
-    if (!m_record || int(m_record->placements.size()) >= m_sim.m_cfg.logPlacementLimit)
+    if (!m_record)
         return;
+    const bool over = int(m_record->placements.size()) >= m_sim.m_cfg.logPlacementLimit;
+    if (over && slots.empty())
+        return; // failed attempts past the limit are dropped
+    if (over) {
+        // a start past the limit is kept, without its scores (they are what makes a record big)
+        affinity.clear();
+        affinityVar.clear();
+    }
     PlacementRecord pr;
     pr.job = job;
     pr.slots = slots;
@@ -207,11 +221,14 @@ void SchedContext::recordPlacement(int job, const std::vector<GpuSlot>& slots, s
         pr.affinityVar = std::move(affinityVar);
     }
     // replace an earlier record of the same job (e.g. made by start() with only a reason)
-    for (auto& p : m_record->placements)
-        if (p.job == job && p.slots == slots && p.affinity.empty()) {
-            p = std::move(pr);
-            return;
-        }
+    if (PlacementRecord* p = loggedPlacement(job); p && p->slots == slots && p->affinity.empty()) {
+        if (pr.reason.empty())
+            pr.reason = std::move(p->reason);
+        *p = std::move(pr);
+        return;
+    }
+    if (!slots.empty())
+        m_logged[job] = m_record->placements.size();
     m_record->placements.push_back(std::move(pr));
 }
 
@@ -630,6 +647,7 @@ bool Simulator::step()
 
     // decide: admission first, then the policy
     m_ctx.m_record = rec ? &m_record : nullptr;
+    m_ctx.m_logged.clear();
     if (!m_awaiting.empty())
         admitAwaiting();
     else

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "model/clusterspec.h"
@@ -64,7 +65,8 @@ struct RunConfig {
     PerfConfig perf;
     bool recordDecisions = false;  ///< build DecisionRecords for observers (costs time on big runs)
     int logQueueLimit = 1000;      ///< queued jobs kept per record (highest priority first)
-    int logPlacementLimit = 64;    ///< placement attempts kept per record
+    int logPlacementLimit = 64;    ///< failed placement attempts kept per record, and the placements that keep
+                                   ///< their affinity scores; every start is recorded (without scores past it)
     int denseAffinityMaxMachines = 512; ///< up to this many machines, every machine's affinity is kept
     int sparseAffinityTopK = 32;   ///< above it, only the best K machines are kept
     double maxTime = kInf;         ///< stop the clock here (jobs still running become Unfinished)
@@ -204,6 +206,10 @@ private:
     explicit SchedContext(Simulator& sim) : m_sim(sim) {}
     Simulator& m_sim;
     DecisionRecord* m_record = nullptr;
+    /// Index in m_record->placements of each job recorded at this decision (cleared with the record): a start
+    /// and the policy's own record of it meet in one entry in O(1), however many jobs start at once.
+    std::unordered_map<int, size_t> m_logged;
+    PlacementRecord* loggedPlacement(int job);
 };
 
 /// A machine event (scenario files, what-if forks): Fail stops the machine at once (its jobs are requeued
