@@ -34,6 +34,16 @@ PerfConfig TrainConfig::defaultPerf()
 
 CheckpointInfo readCheckpointInfo(const std::string& path) { return learnModule().readCheckpointInfo(path); }
 
+RelmasTrainResult trainRelmas(const RelmasTrainConfig& cfg, const std::function<void(const RelmasIterStats&)>& onIteration)
+{
+    return learnModule().trainRelmas(cfg, onIteration);
+}
+
+std::unique_ptr<accel::AccelScheduler> makeRelmasScheduler(const std::string& checkpoint, bool untrained)
+{
+    return learnModule().makeRelmasScheduler(checkpoint, untrained);
+}
+
 struct Trainer::Impl {
     std::unique_ptr<TrainerBackend> b;
 };

@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "learn/learn.h"
+#include "learn/relmasapi.h"
 #include "learn/trainer.h"
 #include "policy/registry.h"
 
@@ -39,6 +40,9 @@ struct LearnModuleApi {
     CheckpointInfo (*readCheckpointInfo)(const std::string& path);
     /// das | da | da+mc | da+rwgp (learnregistry.cpp lists them in the policy table; their factory calls this).
     std::unique_ptr<Scheduler> (*makeDasPolicy)(const std::string& variant, const PolicyOptions& opts);
+    /// The accelerator mode's learned scheduler (relmas.cpp; relmasapi.h forwards to these).
+    RelmasTrainResult (*trainRelmas)(const RelmasTrainConfig& cfg, const std::function<void(const RelmasIterStats&)>& cb);
+    std::unique_ptr<accel::AccelScheduler> (*makeRelmasScheduler)(const std::string& checkpoint, bool untrained);
 };
 
 /// Called by the module's entry point (exported by libschedcore).

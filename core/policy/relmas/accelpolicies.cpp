@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "learn/relmasapi.h"
 #include "policy/relmas/heuristics.h"
 #include "policy/relmas/search.h"
 
@@ -11,6 +12,8 @@ std::vector<std::string> accelPolicyNames() { return {"fcfs", "edf", "llf", "rr"
 
 bool isAccelPolicy(const std::string& name)
 {
+    if (name == "relmas")
+        return true;
     for (const std::string& n : accelPolicyNames())
         if (n == name)
             return true;
@@ -32,6 +35,10 @@ std::string accelPolicyRule(const std::string& name)
         return "least slack first; each layer to the idle sub-accelerator with the lowest latency stretched by the "
                "bandwidth it would add; a layer with slack to spare waits for its best dataflow when the idle one is "
                "much slower, or when starting it would oversubscribe the shared bandwidth.";
+    if (name == "relmas")
+        return "the learned RELMAS agent: an LSTM reads the ready layers (least slack first) and scores every (layer, "
+               "idle sub-accelerator) pair from how fast the layer runs there, the bandwidth it would add and the "
+               "chip's state; pairs scoring above the middle start, best first (trained with DDPG).";
     if (name == "search")
         return "a MAGMA-style local search over this cycle's assignment of idle sub-accelerators to the least-slack "
                "layers, started from hetero's answer, minimizing the estimated lateness of those layers' requests.";
@@ -41,9 +48,30 @@ std::string accelPolicyRule(const std::string& name)
 std::unique_ptr<AccelScheduler> makeAccelScheduler(const std::string& name,
                                                    const std::map<std::string, std::string>& params)
 {
+    if (name == "relmas") {
+        // the learned scheduler (LibTorch module, loaded now): relmas.checkpoint=FILE, relmas.untrained=1
+        std::string checkpoint;
+        bool untrained = false;
+        for (const auto& [k, val] : params) {
+            if (k == "relmas.checkpoint")
+                checkpoint = val;
+            else if (k == "relmas.untrained" && (val == "0" || val == "1"))
+                untrained = val == "1";
+            else if (k.rfind("relmas.", 0) == 0)
+                throw std::invalid_argument("unknown or out-of-range relmas parameter '" + k + "' (relmas.checkpoint=FILE, "
+                                            "relmas.untrained=0|1)");
+        }
+        try {
+            return learn::makeRelmasScheduler(checkpoint, untrained);
+        } catch (const std::runtime_error& e) {
+            throw std::invalid_argument(std::string("relmas: ") + e.what());
+        }
+    }
     GreedyParams g;
     int iterations = 200, candidates = 32;
     for (const auto& [k, val] : params) {
+        if (k.rfind("relmas.", 0) == 0)
+            continue; // the learned scheduler's, when a scenario lists it beside the heuristics
         double x = 0;
         try {
             size_t used = 0;
