@@ -106,23 +106,32 @@ QStringList chronusStepperLines(const DecisionRecord& r, const Trace& trace)
         lines << plan;
     static const ChronusVerdict order[] = {ChronusVerdict::Accepted, ChronusVerdict::AcceptedLater, ChronusVerdict::Unaccepted,
                                            ChronusVerdict::Other};
-    for (ChronusVerdict v : order)
-        for (const AdmissionRecord& a : r.admissions)
-            if (chronusVerdict(a) == v)
-                lines << QObject::tr("job %1 %2").arg(traceId(trace, a.job), QString::fromStdString(a.reason));
-    QStringList be;
+    static const char* kindName[] = {"accepted SLO", "accepted with a later deadline", "unaccepted SLO", "best-effort", "other"};
+    auto idList = [&trace](const std::vector<const AdmissionRecord*>& v, size_t from) {
+        QStringList ids;
+        for (size_t i = from; i < v.size() && ids.size() < 10; ++i)
+            ids << traceId(trace, v[i]->job);
+        if (v.size() - from > 10)
+            ids << QStringLiteral("…");
+        return ids.join(QStringLiteral(", "));
+    };
+    std::vector<const AdmissionRecord*> by[5];
     for (const AdmissionRecord& a : r.admissions)
-        if (chronusVerdict(a) == ChronusVerdict::BestEffort)
-            be << traceId(trace, a.job);
-    if (!be.isEmpty()) {
-        const int n = int(be.size());
-        if (n > 10) {
-            be = be.mid(0, 10);
-            be << QStringLiteral("…");
-        }
-        lines << QObject::tr("best-effort (no deadline, served on leftover GPUs, shortest remaining GPU-time first): %1 %2")
-                     .arg(n == 1 ? QObject::tr("job") : QObject::tr("jobs"), be.join(QStringLiteral(", ")));
+        by[int(chronusVerdict(a))].push_back(&a);
+    const size_t slo = by[0].size() + by[1].size() + by[2].size() + by[4].size();
+    // every verdict with its reason while they fit the stepper's eight lines; else one example of each kind and the
+    // rest by job id, so that later-deadline and unaccepted verdicts are never crowded out by plain acceptances
+    const bool all = size_t(lines.size()) + slo + (by[3].empty() ? 0 : 1) <= 8;
+    for (ChronusVerdict v : order) {
+        const auto& list = by[int(v)];
+        for (size_t i = 0; i < list.size() && (all || i < 1); ++i)
+            lines << QObject::tr("job %1 %2").arg(traceId(trace, list[i]->job), QString::fromStdString(list[i]->reason));
+        if (!all && list.size() > 1)
+            lines << QObject::tr("   … and %1 more %2: jobs %3").arg(list.size() - 1).arg(QString::fromUtf8(kindName[int(v)]), idList(list, 1));
     }
+    if (!by[3].empty())
+        lines << QObject::tr("best-effort (no deadline, served on leftover GPUs, shortest remaining GPU-time first): %1 %2")
+                     .arg(by[3].size() == 1 ? QObject::tr("job") : QObject::tr("jobs"), idList(by[3], 0));
     return lines;
 }
 
@@ -155,10 +164,17 @@ HeatmapData chronusPlanMatrix(const DecisionRecord& r, const Trace* trace)
     const AllocationRecord& a = r.allocation;
     d.rows = int(a.jobs.size());
     d.cols = int(a.types.size());
-    d.values.assign(a.share.begin(), a.share.end());
+    d.values.reserve(a.share.size());
+    for (float v : a.share)
+        d.values.push_back(v > 0 ? 1.0f : 0.0f);
     for (size_t i = 0; i < a.jobs.size(); ++i) {
         const int j = a.jobs[i];
         QString label = trace ? QObject::tr("job %1").arg(traceId(*trace, j)) : QStringLiteral("j%1").arg(j);
+        float g = 0;
+        for (size_t c = 0; c < a.types.size(); ++c)
+            g = std::max(g, a.at(i, c));
+        if (g > 0)
+            label += QStringLiteral(" · %1g").arg(double(g));
         if (const int lv = chronusPlanLevel(a, i); lv > 0)
             label += QStringLiteral(" · L%1").arg(lv);
         if (chronusPlanKept(a, i))

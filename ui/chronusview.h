@@ -47,8 +47,9 @@ QStringList chronusStepperLines(const DecisionRecord& r, const Trace& trace);
 /// " · admission: 2 accepted, 1 with a later deadline, 1 unaccepted, 3 best-effort" (empty without admissions).
 QString chronusAdmissionSummary(const DecisionRecord& r);
 
-/// The plan of decision r: accepted SLO jobs (rows, "job <id> · L<level>", '*' = cached plan kept out of the MILP)
-/// x leases (columns), the GPUs guaranteed to the job in that lease (0 = none).
+/// The plan of decision r: accepted SLO jobs (rows, "job <id> · <g>g · L<level>": its rounded-up GPUs and the deadline
+/// level the plan meets; '*' = cached plan kept out of the MILP) x leases (columns): 1 = the job holds the lease (runs
+/// guaranteed in it), 0 = not. (Binary: GPU counts from 1 to 64 on one colour scale would hide the small jobs.)
 HeatmapData chronusPlanMatrix(const DecisionRecord& r, const Trace* trace);
 
 /// Teaching mode's section for a Chronus decision (HTML): at a lease boundary, how the plan was made and who runs

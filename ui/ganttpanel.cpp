@@ -23,7 +23,7 @@ GanttPanel::GanttPanel(ExportMenus* exports, QWidget* parent) : QWidget(parent)
     v->addWidget(hbox({m_mode, fit, hint}, w));
     m_chronusLegend = new QLabel(w);
     m_chronusLegend->setObjectName(QStringLiteral("ganttChronusLegend"));
-    m_chronusLegend->setWordWrap(true);
+    m_chronusLegend->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed); // one line, never widens the dock
     m_chronusLegend->hide();
     v->addWidget(m_chronusLegend);
     m_gantt = new ss::GanttView(w);
@@ -61,8 +61,8 @@ void GanttPanel::setRun(RunPtr run)
         showRunGantt(m_gantt, *m_run, mode);
     m_chronusLegend->setVisible(chronus);
     if (chronus)
-        m_chronusLegend->setText(tr("Chronus: dashed lines = lease boundaries (every %1 min) · solid = guaranteed, "
-                                    "hatched = opportunistic · ▼ deadline level (hollow: later level; red: missed)")
+        m_chronusLegend->setText(tr("Chronus: dashed = lease boundary (every %1 min) · solid = guaranteed · hatched = "
+                                    "opportunistic · ▼ deadline (hollow: later level; red: missed)")
                                      .arg(chronusLeaseSeconds(*m_run->out) / 60.0, 0, 'g', 4));
     m_gantt->zoomToFit();
 }

@@ -90,14 +90,10 @@ void HeatmapsPanel::showDecision(const RunEntry& run, int k)
         // Chronus: in place of the priority history, the lease plan of the last boundary at or before k
         const int at = chronusPlanDecision(log, k);
         HeatmapData p = at >= 0 ? chronusPlanMatrix(log.records[size_t(at)], run.trace.get()) : HeatmapData {};
-        p.title = at >= 0 ? tr("Chronus lease plan (MILP) from decision %1: GPUs guaranteed per accepted SLO job × lease "
-                               "(L = deadline level met)").arg(at + 1)
-                          : tr("Chronus lease plan: no accepted SLO job planned yet");
+        p.title = at >= 0 ? tr("Chronus plan of decision %1: SLO job × lease, 1 = guaranteed (g GPUs, L level)").arg(at + 1)
+                          : tr("Chronus plan: no accepted SLO job planned yet");
         m_historyMap->setData(p);
-        float hi = 1.0f;
-        for (float v : p.values)
-            hi = std::max(hi, v);
-        m_historyMap->setColorRange(0.0f, hi);
+        m_historyMap->setColorRange(0.0f, 1.0f);
     } else if (oasis) {
         // OASiS: in place of the priority history, the GPU prices of the worker servers over the coming slots as the
         // last admission at or before k left them (the policy records them at each decision that offered a job)

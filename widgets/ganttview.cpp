@@ -559,8 +559,9 @@ void GanttView::paintOverlays(QPainter& p, int firstRow, int lastRow, int ah, in
     const double xLeft = labelWidth();
     const double scale = (width() - xLeft) / (m_v1 - m_v0);
     p.setRenderHint(QPainter::Antialiasing, false);
-    if (m_period > 0 && m_period * scale >= 5) {
-        QPen pen(dark ? QColor(220, 220, 230, 90) : QColor(40, 40, 60, 80), 1, Qt::DashLine);
+    if (m_period > 0 && m_period * scale >= 8) {
+        QPen pen(dark ? QColor(230, 230, 240, 150) : QColor(30, 30, 50, 150), 1, Qt::CustomDashLine);
+        pen.setDashPattern({3, 3});
         p.setPen(pen);
         const int yTop = ah, yBottom = ah + (lastRow - firstRow) * rh;
         for (double k = std::ceil(m_v0 / m_period); k * m_period <= m_v1; k += 1) {
@@ -575,7 +576,7 @@ void GanttView::paintOverlays(QPainter& p, int firstRow, int lastRow, int ah, in
     const QColor met = dark ? QColor(230, 230, 235) : QColor(30, 30, 40);
     const QColor missed = dark ? QColor(255, 90, 90) : QColor(200, 0, 0);
     auto it = std::lower_bound(m_marks.begin(), m_marks.end(), m_v0, [](const GanttMark& m, double t) { return m.t < t; });
-    const double tri = std::clamp(rh * 0.35, 2.0, 5.0);
+    const double tri = std::clamp(rh * 0.25, 1.5, 4.0);
     p.setRenderHint(QPainter::Antialiasing, true);
     for (; it != m_marks.end() && it->t <= m_v1; ++it) {
         const int row = markRow(it->job);

@@ -84,7 +84,7 @@ public:
     QRectF rowRect(int row) const;
     void setRowHeight(int px); ///< 0 = fit rows into the height (between 2 and 22 px)
     /// Faint dashed vertical lines at every multiple of `period` seconds (0 = none), e.g. Chronus's lease
-    /// boundaries; only those in view are drawn, and none when they would be closer than 5 px.
+    /// boundaries; only those in view are drawn, and none when they would be closer than 8 px.
     void setPeriodLines(double period);
     double periodLines() const { return m_period; }
     /// Marks drawn on the row of each job's last segment (only those in view); empty = none.

@@ -172,6 +172,21 @@ void TestChronusView::stepperListsVerdictsWithReasons()
     const QStringList be = chronusStepperLines(r, t);
     QCOMPARE(be.size(), 1);
     QVERIFY2(be[0].endsWith(QStringLiteral("jobs 104, 105")), qPrintable(be[0]));
+    // many verdicts: one example of each kind with its reason, the rest by id; later and unaccepted stay visible
+    DecisionRecord many;
+    for (int j = 0; j < 4; ++j)
+        many.admissions.push_back({j, Admit::Accept, 60.0f, "accepted SLO: 1 lease of 1 GPUs by lease 3 (deadline 60 min)"});
+    many.admissions.push_back({4, Admit::Accept, 80.0f, "accepted with a later deadline: 1 lease of 1 GPUs do not fit"});
+    many.admissions.push_back({5, Admit::Accept, -1.0f, "unaccepted SLO: needs 1 lease of 1 GPUs by lease 1"});
+    for (int j = 6; j < 9; ++j)
+        many.admissions.push_back({j, Admit::Accept, 60.0f, "accepted SLO: 1 lease of 1 GPUs by lease 3 (deadline 60 min)"});
+    for (int i = 6; i < 9; ++i)
+        t.jobs.push_back(sloJob(100 + i, 1, 60, {{3600, 10}}));
+    const QStringList ml = chronusStepperLines(many, t);
+    QCOMPARE(ml, QStringList({QStringLiteral("job 100 accepted SLO: 1 lease of 1 GPUs by lease 3 (deadline 60 min)"),
+                              QStringLiteral("   … and 6 more accepted SLO: jobs 101, 102, 103, 106, 107, 108"),
+                              QStringLiteral("job 104 accepted with a later deadline: 1 lease of 1 GPUs do not fit"),
+                              QStringLiteral("job 105 unaccepted SLO: needs 1 lease of 1 GPUs by lease 1")}));
 }
 
 void TestChronusView::planHeatmap()
@@ -183,28 +198,28 @@ void TestChronusView::planHeatmap()
     panel.setRun(run.get());
     panel.showDecision(*run, 0);
     const HeatmapView* h = panel.historyMap();
-    QVERIFY2(h->title().contains(QStringLiteral("Chronus lease plan")), qPrintable(h->title()));
-    // jobs x leases, GPUs guaranteed: A = (8, 0), B = (0, 8)
+    QVERIFY2(h->title().startsWith(QStringLiteral("Chronus plan of decision 1: SLO job × lease")), qPrintable(h->title()));
+    // jobs x leases, 1 = guaranteed: A = (1, 0), B = (0, 1); each with its 8 GPUs and the level its plan meets
     QCOMPARE(h->rows(), 2);
     QCOMPARE(h->cols(), 2);
-    QCOMPARE(h->rowLabels(), QStringList({QStringLiteral("job 0 · L1"), QStringLiteral("job 1 · L2")}));
+    QCOMPARE(h->rowLabels(), QStringList({QStringLiteral("job 0 · 8g · L1"), QStringLiteral("job 1 · 8g · L2")}));
     QCOMPARE(h->colLabels(), QStringList({QStringLiteral("lease 0"), QStringLiteral("lease 1")}));
-    QCOMPARE(h->value(0, 0), 8.0f);
+    QCOMPARE(h->value(0, 0), 1.0f);
     QCOMPARE(h->value(0, 1), 0.0f);
     QCOMPARE(h->value(1, 0), 0.0f);
-    QCOMPARE(h->value(1, 1), 8.0f);
+    QCOMPARE(h->value(1, 1), 1.0f);
     QCOMPARE(h->rangeMin(), 0.0f);
-    QCOMPARE(h->rangeMax(), 8.0f);
+    QCOMPARE(h->rangeMax(), 1.0f);
     // inside lease 0 the map keeps decision 1's plan; at lease 1's boundary it shows B alone
     panel.showDecision(*run, 1);
-    QVERIFY(h->title().contains(QStringLiteral("from decision 1:")));
+    QVERIFY(h->title().startsWith(QStringLiteral("Chronus plan of decision 1:")));
     QCOMPARE(h->rows(), 2);
     const int k1 = planAt(log, 1);
     panel.showDecision(*run, k1);
     QCOMPARE(h->rows(), 1);
     QCOMPARE(h->cols(), 1);
     QCOMPARE(h->colLabels(), QStringList({QStringLiteral("lease 1")}));
-    QCOMPARE(h->value(0, 0), 8.0f);
+    QCOMPARE(h->value(0, 0), 1.0f);
     // another policy keeps the priority history
     const RunPtr fifo = handRun("fifo+consolidate");
     panel.setRun(fifo.get());
@@ -258,6 +273,9 @@ void TestChronusView::ganttLeasesStylesAndDeadlines()
     v->zoomToFit();
     v->grab();
     QVERIFY(v->lastDrawnMarkCount() > 0);
+    // docs/screenshots/chronus-gantt-hand.png: SS_SCREENSHOT_DIR=docs/screenshots build/tests/ui/tst_chronusview
+    if (const QString dir = qEnvironmentVariable("SS_SCREENSHOT_DIR"); !dir.isEmpty())
+        QVERIFY(panel.grab().save(dir + QStringLiteral("/chronus-gantt-hand.png")));
 
     // FIFO on the same trace: no lease lines, no marks, no hatching, no legend
     const RunPtr fifo = handRun("fifo+consolidate");

@@ -165,7 +165,7 @@ AdmissionRecord ChronusScheduler::admit(const SchedContext& ctx, int j)
         maxLeases.push_back(int(leaseOf(jb.submit + d.offset) - first));
     const CapacityTable cap = capacityFrom(first);
     const AdmissionResult r = admitGreedy(cap, g, need, maxLeases);
-    const std::string shape = std::to_string(need) + " lease" + (need == 1 ? "" : "s") + " of " + std::to_string(g) + " GPUs";
+    const std::string shape = std::to_string(need) + " lease" + (need == 1 ? "" : "s") + " of " + std::to_string(g) + " GPU" + (g == 1 ? "" : "s");
     if (r.kind == AdmissionResult::Unaccepted) {
         s.cls = JobClass::UnacceptedSlo;
         ++m_unaccepted;
@@ -195,7 +195,7 @@ AdmissionRecord ChronusScheduler::admit(const SchedContext& ctx, int j)
     } else {
         s.acceptedLater = true;
         ++m_acceptedLater;
-        why = "accepted with a later deadline: " + shape + " do not fit by the first deadline ("
+        why = "accepted with a later deadline: " + shape + (need == 1 ? " does" : " do") + " not fit by the first deadline ("
             + fmt(jb.deadlines.front().offset / 60) + " min); fit by lease " + std::to_string(first + r.maxLease) + " ("
             + fmt(dlMin) + " min, level " + std::to_string(r.level + 1) + ", value "
             + fmt(jb.deadlines[size_t(r.level)].value, 1) + ")";

@@ -253,16 +253,25 @@ void ChronusScheduler::recordPlan(SchedContext& ctx, int64_t k, const LeaseSolve
             rows.push_back({j, std::max(*lo, k), *hi});
     }
     std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.first != b.first ? a.first < b.first : a.job < b.job; });
+    const size_t planned = rows.size();
     if (rows.size() > size_t(kPlanRecordJobs))
         rows.resize(size_t(kPlanRecordJobs));
     std::string note = ls.status;
-    if (!ls.reused && ls.jobs > 0)
-        note += " (" + std::to_string(ls.jobs) + " job" + (ls.jobs == 1 ? "" : "s")
-            + (ls.binaries > 0 ? ", " + std::to_string(ls.binaries) + " binaries" : std::string()) + ")";
+    if (!ls.reused && ls.jobs > 0) {
+        // "MILP optimal (12 jobs, 240 binaries)"; "MILP optimal (greedy plan meets the bound; 3 jobs)"
+        const std::string size = std::to_string(ls.jobs) + " job" + (ls.jobs == 1 ? "" : "s")
+            + (ls.binaries > 0 ? ", " + std::to_string(ls.binaries) + " binaries" : std::string());
+        if (!note.empty() && note.back() == ')')
+            note.insert(note.size() - 1, "; " + size);
+        else
+            note += " (" + size + ")";
+    }
     if (ls.kept > 0)
         note += "; " + std::to_string(ls.kept) + " job" + (ls.kept == 1 ? "" : "s") + " kept cached plans out of the MILP (size cap)";
     if (ls.hitNodeLimit && ls.milp)
         note += "; node limit hit";
+    if (planned > rows.size())
+        note += "; the first " + std::to_string(rows.size()) + " of " + std::to_string(planned) + " planned jobs logged";
     if (rows.empty())
         return; // no accepted job holds a plan: nothing to show (an empty allocation is not logged)
     AllocationRecord a;
