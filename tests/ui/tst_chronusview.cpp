@@ -19,6 +19,7 @@
 #include "heatmapspanel.h"
 #include "heatmapview.h"
 #include "io/decisionlogjson.h"
+#include "io/runio.h"
 #include "io/traceio.h"
 #include "run/runner.h"
 #include "stepperpanel.h"
@@ -95,6 +96,7 @@ private Q_SLOTS:
     void ganttLeasesStylesAndDeadlines();
     void teachingWalksALeaseBoundary();
     void planRoundTrip();
+    void sampleGanttScreenshot();
 };
 
 void TestChronusView::planAndVerdictsAreLogged()
@@ -349,6 +351,35 @@ void TestChronusView::planRoundTrip()
     QCOMPARE(oa.jobs, std::vector<int>({5}));
     QCOMPARE(oa.share, std::vector<float>({0.5f}));
     QVERIFY(oa.note.empty());
+}
+
+void TestChronusView::sampleGanttScreenshot()
+{
+    // docs/screenshots/chronus-gantt-zoom.png: the bundled scenario's first three hours (the GUI's --screenshot shows
+    // the whole run, where one long job stretches the axis to 2.6 days). Only with SS_SCREENSHOT_DIR set.
+    const QString dir = qEnvironmentVariable("SS_SCREENSHOT_DIR");
+    if (dir.isEmpty())
+        QSKIP("set SS_SCREENSHOT_DIR to write the screenshot");
+    const Scenario sc = readScenario(SS_SOURCE_DIR "/sample-traces/chronus.scenario.json");
+    const ExperimentPlan plan = planScenario(sc);
+    RunSpec spec = plan.runs.at(0).spec;
+    QCOMPARE(spec.policy, std::string("chronus"));
+    spec.config.recordDecisions = true;
+    spec.keepDecisionLog = true;
+    auto e = std::make_shared<RunEntry>();
+    e->name = QStringLiteral("chronus");
+    e->trace = plan.inputs.at(0).trace;
+    e->cluster = plan.inputs.at(0).cluster;
+    e->out = std::make_shared<RunOutput>(runSimulation(*e->cluster, *e->trace, spec));
+    ExportMenus exports;
+    GanttPanel panel(&exports);
+    panel.resize(1400, 760);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    panel.setRun(e);
+    panel.view()->setViewRange(0, 3 * 3600);
+    panel.setCursorTime(40 * 60);
+    QVERIFY(panel.grab().save(dir + QStringLiteral("/chronus-gantt-zoom.png")));
 }
 
 QTEST_MAIN(TestChronusView)
