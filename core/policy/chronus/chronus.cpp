@@ -172,11 +172,12 @@ AdmissionRecord ChronusScheduler::admit(const SchedContext& ctx, int j)
         std::string why;
         if (maxLeases.back() < need)
             why = "unaccepted SLO: needs " + shape + ", only " + std::to_string(std::max(maxLeases.back(), 0))
-                + " leases before its loosest deadline (" + fmt(jb.deadlines.back().offset / 60) + " min)";
+                + (maxLeases.back() == 1 ? " lease" : " leases") + " before its loosest deadline (" + fmt(jb.deadlines.back().offset / 60) + " min)";
         else
             why = "unaccepted SLO: needs " + shape + " by lease " + std::to_string(first + maxLeases.back())
                 + " (loosest deadline " + fmt(jb.deadlines.back().offset / 60) + " min), only "
-                + std::to_string(r.bestAvailable) + " leases there have the GPUs free";
+                + std::to_string(r.bestAvailable) + (r.bestAvailable == 1 ? " lease there has" : " leases there have")
+                + " the GPUs free";
         return {j, Admit::Accept, -1.0f, why};
     }
     s.cls = JobClass::AcceptedSlo;
