@@ -398,7 +398,7 @@ void GanttView::paintEvent(QPaintEvent*)
     const double step = niceStep(m_v1 - m_v0, std::max(2, int(plotW / 90)));
     const QColor grid = dark ? QColor(60, 60, 64) : QColor(232, 232, 236);
     for (double t = std::ceil(m_v0 / step) * step; t <= m_v1; t += step) {
-        const int x = int(xOf(t));
+        const int x = int(lw + (t - m_v0) * scale); // as xOf(t), without measuring the labels again
         p.setPen(grid);
         p.drawLine(x, ah, x, height());
         p.setPen(pal.color(QPalette::WindowText));
@@ -487,7 +487,7 @@ void GanttView::paintEvent(QPaintEvent*)
         p.drawRects(selected.data(), int(selected.size()));
     }
 
-    paintOverlays(p, firstRow, lastRow, ah, rh);
+    paintOverlays(p, firstRow, lastRow, ah, rh, lw);
 
     // Row labels.
     if (lw > 0) {
@@ -507,7 +507,7 @@ void GanttView::paintEvent(QPaintEvent*)
     }
     if (std::isfinite(m_cursor) && m_cursor >= m_v0 && m_cursor <= m_v1) {
         p.setPen(QPen(dark ? QColor(255, 90, 90) : QColor(210, 20, 20), 2));
-        const int x = int(std::lround(xOf(m_cursor)));
+        const int x = int(std::lround(lw + (m_cursor - m_v0) * scale));
         p.drawLine(x, 0, x, height());
     }
     if (m_rowCount == 0) {
@@ -552,23 +552,31 @@ void GanttView::rebuildMarkRows()
         }
 }
 
-void GanttView::paintOverlays(QPainter& p, int firstRow, int lastRow, int ah, int rh)
+void GanttView::paintOverlays(QPainter& p, int firstRow, int lastRow, int ah, int rh, int lw)
 {
+    // x from lw and the scale, not xOf(): that measures every row label each call
     const QPalette& pal = palette();
     const bool dark = isDarkPalette(pal);
-    const double xLeft = labelWidth();
+    const double xLeft = lw;
     const double scale = (width() - xLeft) / (m_v1 - m_v0);
     p.setRenderHint(QPainter::Antialiasing, false);
     if (m_period > 0 && m_period * scale >= 8) {
-        QPen pen(dark ? QColor(230, 230, 240, 150) : QColor(30, 30, 50, 150), 1, Qt::CustomDashLine);
-        pen.setDashPattern({3, 3});
-        p.setPen(pen);
+        // dashes as one batch of 1 x 3 px rectangles in an opaque, pre-blended colour
+        const QColor ink = dark ? QColor(230, 230, 240) : QColor(30, 30, 50);
+        const QColor bg = pal.color(QPalette::Base);
+        p.setPen(Qt::NoPen);
+        p.setBrush(QColor((ink.red() * 3 + bg.red() * 2) / 5, (ink.green() * 3 + bg.green() * 2) / 5,
+                          (ink.blue() * 3 + bg.blue() * 2) / 5));
         const int yTop = ah, yBottom = ah + (lastRow - firstRow) * rh;
+        std::vector<QRect> dashes;
         for (double k = std::ceil(m_v0 / m_period); k * m_period <= m_v1; k += 1) {
-            const int x = int(std::lround(xOf(k * m_period)));
-            if (x >= xLeft)
-                p.drawLine(x, yTop, x, yBottom);
+            const int x = int(std::lround(xLeft + (k * m_period - m_v0) * scale));
+            if (x < xLeft)
+                continue;
+            for (int y = yTop; y < yBottom; y += 6)
+                dashes.emplace_back(x, y, 1, std::min(3, yBottom - y));
         }
+        p.drawRects(dashes.data(), int(dashes.size()));
     }
     m_lastMarks = 0;
     if (m_marks.empty() || rh < 3)

@@ -134,7 +134,7 @@ private:
     std::vector<int> m_markRow;     // per job index: row of its last segment (-1 none); built when marks exist
     int m_lastMarks = 0;
     void rebuildMarkRows();
-    void paintOverlays(QPainter& p, int firstRow, int lastRow, int ah, int rh);
+    void paintOverlays(QPainter& p, int firstRow, int lastRow, int ah, int rh, int lw);
     GanttRowMode m_rowMode = GanttRowMode::Gpu;
     const ss::DecisionLog* m_log = nullptr;
     const ss::ClusterSpec* m_cluster = nullptr;
