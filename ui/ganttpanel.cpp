@@ -5,6 +5,7 @@
 #include <QPushButton>
 #include <QVBoxLayout>
 
+#include "chronusview.h"
 #include "ganttview.h"
 #include "viewhelpers.h"
 
@@ -20,6 +21,11 @@ GanttPanel::GanttPanel(ExportMenus* exports, QWidget* parent) : QWidget(parent)
     auto* fit = new QPushButton(tr("Zoom to fit"), w);
     auto* hint = new QLabel(tr("Wheel: zoom · drag: pan · click: select job"), w);
     v->addWidget(hbox({m_mode, fit, hint}, w));
+    m_chronusLegend = new QLabel(w);
+    m_chronusLegend->setObjectName(QStringLiteral("ganttChronusLegend"));
+    m_chronusLegend->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed); // one line, never widens the dock
+    m_chronusLegend->hide();
+    v->addWidget(m_chronusLegend);
     m_gantt = new ss::GanttView(w);
     v->addWidget(m_gantt, 1);
     exports->installPlotExport(m_gantt);
@@ -31,7 +37,8 @@ GanttPanel::GanttPanel(ExportMenus* exports, QWidget* parent) : QWidget(parent)
             return;
         }
         const double v0 = m_gantt->viewStart(), v1 = m_gantt->viewEnd();
-        showRunGantt(m_gantt, *m_run, mode);
+        if (!showChronusGantt(m_gantt, *m_run, mode))
+            showRunGantt(m_gantt, *m_run, mode);
         m_gantt->setViewRange(v0, v1); // switching rows keeps the time window
     });
     connect(m_gantt, &ss::GanttView::jobSelected, this, &GanttPanel::jobSelected);
@@ -42,10 +49,21 @@ void GanttPanel::setRun(RunPtr run)
 {
     m_run = std::move(run);
     if (!m_run) {
+        m_gantt->setPeriodLines(0); // Chronus's overlays
+        m_gantt->setMarks({});
+        m_chronusLegend->hide();
         m_gantt->setData({});
         return;
     }
-    showRunGantt(m_gantt, *m_run, m_mode->currentIndex() == 0 ? ss::GanttRowMode::Gpu : ss::GanttRowMode::Machine);
+    const ss::GanttRowMode mode = m_mode->currentIndex() == 0 ? ss::GanttRowMode::Gpu : ss::GanttRowMode::Machine;
+    const bool chronus = showChronusGantt(m_gantt, *m_run, mode);
+    if (!chronus)
+        showRunGantt(m_gantt, *m_run, mode);
+    m_chronusLegend->setVisible(chronus);
+    if (chronus)
+        m_chronusLegend->setText(tr("Chronus: dashed = lease boundary (every %1 min) · solid = guaranteed · hatched = "
+                                    "opportunistic · ▼ deadline (hollow: later level; red: missed)")
+                                     .arg(chronusLeaseSeconds(*m_run->out) / 60.0, 0, 'g', 4));
     m_gantt->zoomToFit();
 }
 

@@ -6,6 +6,7 @@
 #include "runentry.h"
 
 class QComboBox;
+class QLabel;
 
 namespace ss {
 class GanttView;
@@ -35,6 +36,7 @@ private:
     RunPtr m_run;
     ss::GanttView* m_gantt = nullptr;
     QComboBox* m_mode = nullptr;
+    QLabel* m_chronusLegend = nullptr; ///< what Chronus's overlays mean (Chronus runs only)
 };
 
 } // namespace ss::ui

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "chronusview.h"
 #include "heatmapview.h"
 #include "models.h"
 #include "oasisview.h"
@@ -71,7 +72,8 @@ void HeatmapsPanel::showDecision(const RunEntry& run, int k)
         pri.title += QStringLiteral(" · ") + m_priorityMeaning;
     m_priorityMap->setData(pri);
     const bool oasis = isOasisPolicy(run.policy());
-    if (!r.allocation.empty() && !oasis) {
+    const bool chronus = isChronusPolicy(run.policy());
+    if (!r.allocation.empty() && !oasis && !chronus) {
         // round-based policies (Gavel): the allocation X behind the round's priorities, in place of the
         // affinity (which only marks the machines of the chosen type)
         HeatmapData x = allocationMatrix(r, 400, run.trace.get());
@@ -84,7 +86,15 @@ void HeatmapsPanel::showDecision(const RunEntry& run, int k)
         m_affinityMap->setData(aff);
         m_affinityMap->setAutoColorRange();
     }
-    if (oasis) {
+    if (chronus) {
+        // Chronus: in place of the priority history, the lease plan of the last boundary at or before k
+        const int at = chronusPlanDecision(log, k);
+        HeatmapData p = at >= 0 ? chronusPlanMatrix(log.records[size_t(at)], run.trace.get()) : HeatmapData {};
+        p.title = at >= 0 ? tr("Chronus plan of decision %1: SLO job × lease, 1 = guaranteed (g GPUs, L level)").arg(at + 1)
+                          : tr("Chronus plan: no accepted SLO job planned yet");
+        m_historyMap->setData(p);
+        m_historyMap->setColorRange(0.0f, 1.0f);
+    } else if (oasis) {
         // OASiS: in place of the priority history, the GPU prices of the worker servers over the coming slots as the
         // last admission at or before k left them (the policy records them at each decision that offered a job)
         int at = k;

@@ -15,6 +15,7 @@
 #include <algorithm>
 
 #include "models.h"
+#include "chronusview.h"
 #include "oasisview.h"
 #include "viewhelpers.h"
 
@@ -315,6 +316,7 @@ void StepperPanel::setDecision(int k)
     k = std::clamp(k, 0, n - 1);
     m_decision = k;
     const DecisionRecord& r = m_current->out->log->records[size_t(k)];
+    const bool chronus = isChronusPolicy(m_current->policy());
     m_replayer->seek(k);
     {
         QSignalBlocker b(m_slider);
@@ -325,8 +327,9 @@ void StepperPanel::setDecision(int k)
                                  .arg(r.finished.size())
                                  .arg(std::count_if(r.placements.begin(), r.placements.end(),
                                                     [](const PlacementRecord& p) { return !p.slots.empty(); }))
-                             + admissionSummary(r));
-    QStringList lines = admissionLines(r, *m_current->trace);
+                             + (chronus ? chronusAdmissionSummary(r) : admissionSummary(r)));
+    // Chronus: the lease boundary's plan and each verdict in its own words (its engine verdict is always accept)
+    QStringList lines = chronus ? chronusStepperLines(r, *m_current->trace) : admissionLines(r, *m_current->trace);
     if (lines.size() > 8) {
         const int more = int(lines.size()) - 7;
         lines = lines.mid(0, 7);

@@ -1,5 +1,6 @@
 #include "teaching.h"
 
+#include "chronusview.h"
 #include "oasisview.h"
 
 #include <QObject>
@@ -116,6 +117,10 @@ QString explainDecision(const DecisionLog& log, int k, const Trace& trace, const
     const bool oasis = isOasisPolicy(policy);
     if (oasis)
         h += explainOasisAdmissions(r, trace);
+    // Chronus: the lease boundary's plan (it rides in the allocation record) and the admission verdicts.
+    const bool chronus = isChronusPolicy(policy);
+    if (chronus)
+        h += explainChronusDecision(log, k, trace);
 
     // Ordering.
     h += QStringLiteral("<h4>1. Ordering — who goes first</h4>");
@@ -152,7 +157,7 @@ QString explainDecision(const DecisionLog& log, int k, const Trace& trace, const
     }
 
     // Round-based policies (Gavel): the allocation X behind the priorities.
-    if (!r.allocation.empty() && !oasis)
+    if (!r.allocation.empty() && !oasis && !chronus)
         h += explainAllocation(r.allocation, trace);
 
     // Placement.

@@ -214,6 +214,7 @@ void GanttView::setSegments(int rowCount, QStringList rowLabels, std::vector<Gan
             me[i] = m = std::max(m, v[i].end);
     }
     m_scrollRow = 0;
+    rebuildMarkRows();
     if (t0 <= t1)
         setTimeRange(t0, t1 > t0 ? t1 : t0 + 1);
     else
@@ -397,7 +398,7 @@ void GanttView::paintEvent(QPaintEvent*)
     const double step = niceStep(m_v1 - m_v0, std::max(2, int(plotW / 90)));
     const QColor grid = dark ? QColor(60, 60, 64) : QColor(232, 232, 236);
     for (double t = std::ceil(m_v0 / step) * step; t <= m_v1; t += step) {
-        const int x = int(xOf(t));
+        const int x = int(lw + (t - m_v0) * scale); // as xOf(t), without measuring the labels again
         p.setPen(grid);
         p.drawLine(x, ah, x, height());
         p.setPen(pal.color(QPalette::WindowText));
@@ -413,9 +414,10 @@ void GanttView::paintEvent(QPaintEvent*)
     // Collect rectangles per colour; sub-pixel neighbours merge into one rectangle coloured by the job
     // that covers most of it (what the eye would see).
     std::unordered_map<QRgb, std::vector<QRectF>> batches;
+    std::unordered_map<QRgb, std::vector<QRectF>> secondary; // style 1: lighter and hatched
     std::vector<QRectF> selected;
     int rects = 0;
-    int lastJob = INT_MIN;
+    int lastJob = INT_MIN, lastStyle = -1;
     std::vector<QRectF>* lastBatch = nullptr; // consecutive rectangles are often the same job
     for (int r = firstRow; r < lastRow; ++r) {
         const double y = ah + (r - firstRow) * rh;
@@ -424,14 +426,15 @@ void GanttView::paintEvent(QPaintEvent*)
         const auto& segs = m_rows[size_t(r)];
         const auto vis = visibleSegments(r, m_v0, m_v1);
         double px0 = 0, px1 = -1e9, bestLen = -1;
-        int bestJob = -1;
+        int bestJob = -1, bestStyle = 0;
         bool pending = false;
         auto flush = [&] {
             if (!pending)
                 return;
-            if (bestJob != lastJob) {
+            if (bestJob != lastJob || bestStyle != lastStyle) {
                 lastJob = bestJob;
-                lastBatch = &batches[jobRgb(bestJob)];
+                lastStyle = bestStyle;
+                lastBatch = &(bestStyle ? secondary : batches)[jobRgb(bestJob)];
             }
             lastBatch->push_back(QRectF(px0, y, std::max(1.0, px1 - px0), rh - gap));
             ++rects;
@@ -444,11 +447,12 @@ void GanttView::paintEvent(QPaintEvent*)
             if (m_selectedJob >= 0 && s.job == m_selectedJob)
                 selected.push_back(QRectF(x0, y, std::max(1.0, x1 - x0), rh - gap));
             const bool tiny = x1 - x0 < 1.0;
-            if (pending && x0 <= px1 + 1.0 && (tiny || px1 - px0 < 1.0 || s.job == bestJob)) {
+            if (pending && x0 <= px1 + 1.0 && (tiny || px1 - px0 < 1.0 || (s.job == bestJob && s.style == bestStyle))) {
                 px1 = std::max(px1, x1);
                 if (x1 - x0 > bestLen) {
                     bestLen = x1 - x0;
                     bestJob = s.job;
+                    bestStyle = s.style;
                 }
                 continue;
             }
@@ -457,6 +461,7 @@ void GanttView::paintEvent(QPaintEvent*)
             px1 = x1;
             bestLen = x1 - x0;
             bestJob = s.job;
+            bestStyle = s.style;
             pending = true;
         }
         flush();
@@ -466,12 +471,23 @@ void GanttView::paintEvent(QPaintEvent*)
         p.setBrush(QColor::fromRgb(rgb));
         p.drawRects(v.data(), int(v.size()));
     }
+    const QColor base = pal.color(QPalette::Base);
+    for (const auto& [rgb, v] : secondary) {
+        // half way to the background, with hatching in the job's colour: the same job, visibly weaker
+        const QColor c = QColor::fromRgb(rgb);
+        p.setBrush(QColor((c.red() + base.red()) / 2, (c.green() + base.green()) / 2, (c.blue() + base.blue()) / 2));
+        p.drawRects(v.data(), int(v.size()));
+        p.setBrush(QBrush(c.darker(115), Qt::BDiagPattern));
+        p.drawRects(v.data(), int(v.size()));
+    }
     m_lastRects = rects;
     if (!selected.empty()) {
         p.setPen(QPen(selectionColor(pal), 2));
         p.setBrush(Qt::NoBrush);
         p.drawRects(selected.data(), int(selected.size()));
     }
+
+    paintOverlays(p, firstRow, lastRow, ah, rh, lw);
 
     // Row labels.
     if (lw > 0) {
@@ -491,13 +507,100 @@ void GanttView::paintEvent(QPaintEvent*)
     }
     if (std::isfinite(m_cursor) && m_cursor >= m_v0 && m_cursor <= m_v1) {
         p.setPen(QPen(dark ? QColor(255, 90, 90) : QColor(210, 20, 20), 2));
-        const int x = int(std::lround(xOf(m_cursor)));
+        const int x = int(std::lround(lw + (m_cursor - m_v0) * scale));
         p.drawLine(x, 0, x, height());
     }
     if (m_rowCount == 0) {
         p.setPen(pal.color(QPalette::PlaceholderText));
         p.drawText(rect(), Qt::AlignCenter, tr("No schedule"));
     }
+}
+
+void GanttView::setPeriodLines(double period)
+{
+    m_period = period > 0 && std::isfinite(period) ? period : 0;
+    update();
+}
+
+void GanttView::setMarks(std::vector<GanttMark> marks)
+{
+    std::stable_sort(marks.begin(), marks.end(), [](const GanttMark& a, const GanttMark& b) { return a.t < b.t; });
+    m_marks = std::move(marks);
+    rebuildMarkRows();
+    update();
+}
+
+void GanttView::rebuildMarkRows()
+{
+    m_markRow.clear();
+    if (m_marks.empty())
+        return;
+    // one pass over the segments: the row of each job's latest-ending segment (the lowest row on ties)
+    std::vector<double> lastEnd;
+    for (int r = 0; r < m_rowCount; ++r)
+        for (const GanttSegment& s : m_rows[size_t(r)]) {
+            if (s.job < 0)
+                continue;
+            if (size_t(s.job) >= m_markRow.size()) {
+                m_markRow.resize(size_t(s.job) + 1, -1);
+                lastEnd.resize(size_t(s.job) + 1, -INFINITY);
+            }
+            if (s.end > lastEnd[size_t(s.job)]) {
+                lastEnd[size_t(s.job)] = s.end;
+                m_markRow[size_t(s.job)] = r;
+            }
+        }
+}
+
+void GanttView::paintOverlays(QPainter& p, int firstRow, int lastRow, int ah, int rh, int lw)
+{
+    // x from lw and the scale, not xOf(): that measures every row label each call
+    const QPalette& pal = palette();
+    const bool dark = isDarkPalette(pal);
+    const double xLeft = lw;
+    const double scale = (width() - xLeft) / (m_v1 - m_v0);
+    p.setRenderHint(QPainter::Antialiasing, false);
+    if (m_period > 0 && m_period * scale >= 8) {
+        // dashes as one batch of 1 x 3 px rectangles in an opaque, pre-blended colour
+        const QColor ink = dark ? QColor(230, 230, 240) : QColor(30, 30, 50);
+        const QColor bg = pal.color(QPalette::Base);
+        p.setPen(Qt::NoPen);
+        p.setBrush(QColor((ink.red() * 3 + bg.red() * 2) / 5, (ink.green() * 3 + bg.green() * 2) / 5,
+                          (ink.blue() * 3 + bg.blue() * 2) / 5));
+        const int yTop = ah, yBottom = ah + (lastRow - firstRow) * rh;
+        std::vector<QRect> dashes;
+        for (double k = std::ceil(m_v0 / m_period); k * m_period <= m_v1; k += 1) {
+            const int x = int(std::lround(xLeft + (k * m_period - m_v0) * scale));
+            if (x < xLeft)
+                continue;
+            for (int y = yTop; y < yBottom; y += 6)
+                dashes.emplace_back(x, y, 1, std::min(3, yBottom - y));
+        }
+        p.drawRects(dashes.data(), int(dashes.size()));
+    }
+    m_lastMarks = 0;
+    if (m_marks.empty() || rh < 3)
+        return;
+    const QColor met = dark ? QColor(230, 230, 235) : QColor(30, 30, 40);
+    const QColor missed = dark ? QColor(255, 90, 90) : QColor(200, 0, 0);
+    auto it = std::lower_bound(m_marks.begin(), m_marks.end(), m_v0, [](const GanttMark& m, double t) { return m.t < t; });
+    const double tri = std::clamp(rh * 0.25, 1.5, 4.0);
+    p.setRenderHint(QPainter::Antialiasing, true);
+    for (; it != m_marks.end() && it->t <= m_v1; ++it) {
+        const int row = markRow(it->job);
+        if (row < firstRow || row >= lastRow)
+            continue;
+        const double x = xLeft + (it->t - m_v0) * scale;
+        const double y = ah + (row - firstRow) * rh;
+        const QColor c = (it->flags & GanttMark::kMarkMissed) ? missed : met;
+        p.setPen(QPen(c, 1.5));
+        p.drawLine(QPointF(x, y), QPointF(x, y + rh - 1));
+        const QPointF t[3] = {{x - tri, y}, {x + tri, y}, {x, y + tri * 1.4}};
+        p.setBrush((it->flags & GanttMark::kMarkLater) ? QBrush(pal.color(QPalette::Base)) : QBrush(c));
+        p.drawPolygon(t, 3);
+        ++m_lastMarks;
+    }
+    p.setRenderHint(QPainter::Antialiasing, false);
 }
 
 const GanttSegment* GanttView::segmentAt(const QPoint& pos) const
@@ -604,7 +707,8 @@ bool GanttView::event(QEvent* e)
         QToolTip::showText(he->globalPos(),
                            tr("job %1 on %2\n%3 \u2192 %4 (%5)")
                                .arg(s->job)
-                               .arg(row, formatTime(s->start, 1), formatTime(s->end, 1), formatTime(s->end - s->start, 1)),
+                               .arg(row, formatTime(s->start, 1), formatTime(s->end, 1), formatTime(s->end - s->start, 1))
+                               + (s->style == 1 ? tr("\nhatched: secondary (opportunistic) time") : QString()),
                            this);
         return true;
     }

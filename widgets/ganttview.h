@@ -4,6 +4,7 @@
 // neighbours are merged and rectangles are batched by colour (as Qt Creator's tracing library does).
 #include <QStringList>
 #include <QWidget>
+#include <cstdint>
 #include <cmath>
 #include <vector>
 
@@ -11,12 +12,23 @@
 #include "model/clusterspec.h"
 #include "sim/decisionlog.h"
 
+class QPainter;
+
 namespace ss {
 
 struct GanttSegment {
     int row = 0;
     double start = 0, end = 0;
     int job = -1;
+    uint8_t style = 0; ///< 0 solid; 1 secondary (lighter and hatched: e.g. Chronus's opportunistic GPU time)
+};
+
+/// A tick on the row of a job's last segment at time t (e.g. a deadline level), drawn over the segments.
+struct GanttMark {
+    int job = -1;
+    double t = 0;
+    uint8_t flags = 0; ///< kMarkMissed: drawn red (the job ended after t); kMarkLater: a later level (hollow)
+    static constexpr uint8_t kMarkMissed = 1, kMarkLater = 2;
 };
 
 enum class GanttRowMode { Gpu, Machine };
@@ -71,6 +83,17 @@ public:
     double xOf(double t) const;
     QRectF rowRect(int row) const;
     void setRowHeight(int px); ///< 0 = fit rows into the height (between 2 and 22 px)
+    /// Faint dashed vertical lines at every multiple of `period` seconds (0 = none), e.g. Chronus's lease
+    /// boundaries; only those in view are drawn, and none when they would be closer than 8 px.
+    void setPeriodLines(double period);
+    double periodLines() const { return m_period; }
+    /// Marks drawn on the row of each job's last segment (only those in view); empty = none.
+    void setMarks(std::vector<GanttMark> marks);
+    const std::vector<GanttMark>& marks() const { return m_marks; }
+    /// The row a job's marks are drawn on (its last segment's), -1 when it has no segment.
+    int markRow(int job) const { return job >= 0 && size_t(job) < m_markRow.size() ? m_markRow[size_t(job)] : -1; }
+    /// Marks the last paint drew (tests, benchmarks).
+    int lastDrawnMarkCount() const { return m_lastMarks; }
 
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
@@ -106,6 +129,12 @@ private:
     int m_rowHeightFixed = 0;
     int m_scrollRow = 0; // first visible row
     int m_lastRects = 0;
+    double m_period = 0;
+    std::vector<GanttMark> m_marks; // sorted by t
+    std::vector<int> m_markRow;     // per job index: row of its last segment (-1 none); built when marks exist
+    int m_lastMarks = 0;
+    void rebuildMarkRows();
+    void paintOverlays(QPainter& p, int firstRow, int lastRow, int ah, int rh, int lw);
     GanttRowMode m_rowMode = GanttRowMode::Gpu;
     const ss::DecisionLog* m_log = nullptr;
     const ss::ClusterSpec* m_cluster = nullptr;

@@ -75,6 +75,7 @@ int cmdBenchChronus(Args& a)
     const double lease = a.getDouble("lease", 20);
     const std::string perfSpec = a.get("perf", "ideal");
     const std::string csv = a.get("solves-out", "");
+    const int maxNodes = int(a.getInt("max-nodes", 50)); // read before finish(), which rejects unread options
     Trace trace;
     if (haveTrace)
         trace = loadTraceFromArgs(a, true);
@@ -86,7 +87,6 @@ int cmdBenchChronus(Args& a)
     Rng rng(20211101);
     std::vector<double> ms, bins;
     int hits = 0, nodeHits = 0, optimal = 0, agree = 0;
-    const int maxNodes = int(a.getInt("max-nodes", 50));
     for (int r = 0; r < rounds; ++r) {
         std::vector<chronus::PlanJob> jobs;
         std::vector<int> cap;

@@ -108,9 +108,13 @@ JsonValue recordJson(const DecisionRecord& r)
             std::vector<float> share(al.share.begin() + long(i * al.types.size()), al.share.begin() + long((i + 1) * al.types.size()));
             e["share"] = scores(share);
             e["estimated"] = JsonValue::makeBool(i < al.estimated.size() && al.estimated[i] != 0);
+            if (i < al.estimated.size() && al.estimated[i] > 1)
+                e["flag"] = JsonValue::makeNumber(al.estimated[i]); // a policy's own per-job mark (Chronus: level)
             rows.push(std::move(e));
         }
         a["jobs"] = std::move(rows);
+        if (!al.note.empty())
+            a["note"] = JsonValue::makeString(al.note);
         o["allocation"] = std::move(a);
     }
     return o;

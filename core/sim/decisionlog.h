@@ -54,7 +54,9 @@ struct AllocationRecord {
     std::vector<std::string> types;
     std::vector<int> jobs;
     std::vector<float> share;        ///< jobs.size() x types.size()
-    std::vector<uint8_t> estimated;  ///< per job: 1 = its throughputs were estimated (not in the table)
+    std::vector<uint8_t> estimated;  ///< per job: 1 = its throughputs were estimated (not in the table); other
+                                     ///< policies give it their own meaning (Chronus: the plan's deadline level)
+    std::string note;                ///< the policy's words on this allocation (Chronus: which solver planned it)
     bool empty() const { return jobs.empty(); }
     float at(size_t row, size_t type) const { return share[row * types.size() + type]; }
 };
@@ -115,14 +117,14 @@ private:
     void reason(std::string& out, const std::string& s);
 };
 
-/// Whole log as one blob ("SSLB", version 3, record count, then the records); the store's encoding 2.
+/// Whole log as one blob ("SSLB", version 4, record count, then the records); the store's encoding 2.
 std::string encodeDecisionLogBlob(const DecisionLog& log);
-/// Reads encodeDecisionLogBlob's blob, and the store's older versions 1 and 2. Throws std::runtime_error
+/// Reads encodeDecisionLogBlob's blob, and the store's older versions 1 to 3. Throws std::runtime_error
 /// "decision log blob: what at byte N" on any corruption, truncation or trailing bytes.
 DecisionLog decodeDecisionLogBlob(const void* data, size_t size);
 
-/// Streams records to a compact binary file: header "SSDLOG", version 3, machine and GPU counts, then
-/// DecisionRecordEncoder records to the end. readDecisionLog also reads version 1 and 2 files.
+/// Streams records to a compact binary file: header "SSDLOG", version 4, machine and GPU counts, then
+/// DecisionRecordEncoder records to the end. readDecisionLog also reads version 1 to 3 files.
 class DecisionLogWriter {
 public:
     DecisionLogWriter(const std::string& path, int machineCount, int gpuCount); ///< throws on open failure

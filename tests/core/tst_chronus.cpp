@@ -6,6 +6,7 @@
 
 #include <QTemporaryDir>
 
+#include <cmath>
 #include <fstream>
 
 #include "io/ioerror.h"
@@ -359,6 +360,51 @@ private Q_SLOTS:
         QVERIFY(out.summary.policyStat("slo_accepted") > 100);
         QVERIFY(out.summary.policyStat("lease_boundaries") > 0);
         QVERIFY(out.summary.bestEffortJobs > 0);
+    }
+
+    void leasePlansRideInTheLog()
+    {
+        // Every boundary that has accepted jobs with plans logs the plan (policy/chronus/chronus.h,
+        // kPlanLeasePrefix): jobs x leases from the boundary's lease, each cell 0 or the job's rounded GPUs,
+        // capped at kPlanRecordJobs x kPlanRecordLeases (the note says so), and the same log for the same inputs.
+        const Scenario s = readScenario(SS_SOURCE_DIR "/sample-traces/chronus.scenario.json");
+        const ExperimentPlan plan = planScenario(s);
+        const RunInputs& in = plan.inputs.at(0);
+        RunSpec spec = plan.runs.at(0).spec;
+        spec.config.recordDecisions = true;
+        spec.keepDecisionLog = true;
+        const RunOutput out = runSimulation(*in.cluster, *in.trace, spec);
+        QVERIFY(out.log);
+        int plans = 0, capped = 0;
+        for (const DecisionRecord& r : out.log->records) {
+            const AllocationRecord& a = r.allocation;
+            if (a.empty())
+                continue;
+            ++plans;
+            QVERIFY(a.types.front().rfind(kPlanLeasePrefix, 0) == 0);
+            const int64_t k = std::stoll(a.types.front().substr(std::string(kPlanLeasePrefix).size()));
+            QCOMPARE(k, int64_t(std::floor(r.time / 1200.0 + 1e-9))); // planned in its own lease
+            QVERIFY(int(a.jobs.size()) <= kPlanRecordJobs && int(a.types.size()) <= kPlanRecordLeases);
+            QCOMPARE(a.share.size(), a.jobs.size() * a.types.size());
+            QVERIFY(!a.note.empty());
+            capped += a.note.find("planned jobs logged") != std::string::npos ? 1 : 0;
+            for (size_t i = 0; i < a.jobs.size(); ++i) {
+                const Job& jb = in.trace->jobs[size_t(a.jobs[i])];
+                QVERIFY(!jb.deadlines.empty());
+                QVERIFY((a.estimated[i] & ~kPlanKeptFlag) >= 1 && size_t(a.estimated[i] & ~kPlanKeptFlag) <= jb.deadlines.size());
+                int held = 0;
+                for (size_t c = 0; c < a.types.size(); ++c) {
+                    const float v = a.at(i, c);
+                    QVERIFY(v == 0.0f || v == float(roundUpGpus(jb.wholeGpus())));
+                    held += v > 0 ? 1 : 0;
+                }
+                QVERIFY(held > 0 || int(a.types.size()) == kPlanRecordLeases); // its leases may lie past the cap
+            }
+        }
+        QVERIFY(plans > 10);
+        QVERIFY(capped > 0); // the burst's second boundary plans more than 200 jobs
+        const RunOutput again = runSimulation(*in.cluster, *in.trace, spec);
+        QVERIFY(encodeDecisionLogBlob(*again.log) == encodeDecisionLogBlob(*out.log));
     }
 };
 

@@ -165,18 +165,19 @@ AdmissionRecord ChronusScheduler::admit(const SchedContext& ctx, int j)
         maxLeases.push_back(int(leaseOf(jb.submit + d.offset) - first));
     const CapacityTable cap = capacityFrom(first);
     const AdmissionResult r = admitGreedy(cap, g, need, maxLeases);
-    const std::string shape = std::to_string(need) + " lease" + (need == 1 ? "" : "s") + " of " + std::to_string(g) + " GPUs";
+    const std::string shape = std::to_string(need) + " lease" + (need == 1 ? "" : "s") + " of " + std::to_string(g) + " GPU" + (g == 1 ? "" : "s");
     if (r.kind == AdmissionResult::Unaccepted) {
         s.cls = JobClass::UnacceptedSlo;
         ++m_unaccepted;
         std::string why;
         if (maxLeases.back() < need)
             why = "unaccepted SLO: needs " + shape + ", only " + std::to_string(std::max(maxLeases.back(), 0))
-                + " leases before its loosest deadline (" + fmt(jb.deadlines.back().offset / 60) + " min)";
+                + (maxLeases.back() == 1 ? " lease" : " leases") + " before its loosest deadline (" + fmt(jb.deadlines.back().offset / 60) + " min)";
         else
             why = "unaccepted SLO: needs " + shape + " by lease " + std::to_string(first + maxLeases.back())
                 + " (loosest deadline " + fmt(jb.deadlines.back().offset / 60) + " min), only "
-                + std::to_string(r.bestAvailable) + " leases there have the GPUs free";
+                + std::to_string(r.bestAvailable) + (r.bestAvailable == 1 ? " lease there has" : " leases there have")
+                + " the GPUs free";
         return {j, Admit::Accept, -1.0f, why};
     }
     s.cls = JobClass::AcceptedSlo;
@@ -195,7 +196,7 @@ AdmissionRecord ChronusScheduler::admit(const SchedContext& ctx, int j)
     } else {
         s.acceptedLater = true;
         ++m_acceptedLater;
-        why = "accepted with a later deadline: " + shape + " do not fit by the first deadline ("
+        why = "accepted with a later deadline: " + shape + (need == 1 ? " does" : " do") + " not fit by the first deadline ("
             + fmt(jb.deadlines.front().offset / 60) + " min); fit by lease " + std::to_string(first + r.maxLease) + " ("
             + fmt(dlMin) + " min, level " + std::to_string(r.level + 1) + ", value "
             + fmt(jb.deadlines[size_t(r.level)].value, 1) + ")";

@@ -14,6 +14,16 @@ namespace ss::chronus {
 
 /// Accepted SLO jobs hold lease guarantees; unaccepted SLO jobs are served like best-effort ones; "lowest"
 /// SLO jobs can no longer make any deadline and come last.
+/// The lease plan rides in the boundary decision's AllocationRecord (the studio's jobs x leases heatmap):
+/// `jobs` = accepted SLO jobs holding a plan (by first planned lease, then job; at most kPlanRecordJobs),
+/// `types` = "lease K" for K = k .. (at most kPlanRecordLeases columns), `share` = the job's rounded GPUs
+/// guaranteed in that lease (0 = none), `estimated` = the deadline level the plan meets (1-based; +128 when the
+/// job kept its cached plan out of the MILP), `note` = how the plan was made (LeaseSolve::status).
+constexpr const char* kPlanLeasePrefix = "lease ";
+constexpr int kPlanRecordJobs = 200;
+constexpr int kPlanRecordLeases = 36;
+constexpr uint8_t kPlanKeptFlag = 128;
+
 enum class JobClass : uint8_t { BestEffort, AcceptedSlo, UnacceptedSlo, Lowest };
 const char* toString(JobClass c);
 
@@ -42,6 +52,7 @@ struct LeaseSolve {
     bool fallback = false; ///< the greedy selector's plan was used after a solver failure / infeasibility
     bool reused = false;   ///< nothing changed since the last boundary: its plan was kept, nothing solved
     int guaranteed = 0;    ///< jobs running this lease as guaranteed
+    int kept = 0;          ///< accepted jobs that kept their cached plans out of the MILP (entry cap)
     std::string status;
 };
 
@@ -86,6 +97,7 @@ private:
         bool fakeForce = false;    // overran its estimate: first in line for opportunistic GPUs
         bool acceptedLater = false;
         int level = -1;            // level chosen by the last plan
+        bool kept = false;         // the last boundary kept its cached plan out of the MILP
     };
     ChronusParams m_p;
     double m_leaseSec = 1200;
@@ -128,6 +140,8 @@ private:
     std::vector<int> freeGpusPerMachine(const SchedContext& ctx) const;
     void requestWakes(SchedContext& ctx);
     void recordQueue(SchedContext& ctx, const std::vector<Ranked>& ranked);
+    /// The lease plan in force after boundary k, in the decision's AllocationRecord (see kPlanLeasePrefix).
+    void recordPlan(SchedContext& ctx, int64_t k, const LeaseSolve& ls);
 };
 
 } // namespace ss::chronus

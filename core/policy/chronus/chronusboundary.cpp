@@ -67,6 +67,7 @@ void ChronusScheduler::leaseBoundary(SchedContext& ctx, int64_t k)
         ls.status = "plan kept: nothing changed since the last boundary";
         for (const PlanJob& p : all) {
             JobState& s = m_js[size_t(p.job)];
+            s.kept = false; // the whole plan was kept, as the note says
             charge(p.job, -1);
             s.plan.erase(std::remove_if(s.plan.begin(), s.plan.end(), [&](int64_t l) { return l < k; }), s.plan.end());
             charge(p.job, +1);
@@ -92,6 +93,7 @@ void ChronusScheduler::leaseBoundary(SchedContext& ctx, int64_t k)
     }
     for (size_t i = 0; i < all.size(); ++i) {
         JobState& s = m_js[size_t(all[i].job)];
+        s.kept = keep[i] != 0;
         if (keep[i]) {
             // shift the cached plan: leases already past are dropped
             charge(all[i].job, -1);
@@ -125,6 +127,8 @@ void ChronusScheduler::leaseBoundary(SchedContext& ctx, int64_t k)
         unacceptedExist = unacceptedExist || m_js[size_t(j)].cls == JobClass::UnacceptedSlo;
     mo.minusCurrent = m_p.mode == "minus" || (m_p.mode == "adaptive" && unacceptedExist);
     LeasePlan plan;
+    if (!fixed.empty())
+        ls.kept = int(fixed.size());
     if (pj.empty()) {
         ls.status = "nothing to plan";
     } else if (m_p.milp) {
@@ -171,6 +175,7 @@ void ChronusScheduler::runLease(SchedContext& ctx, int64_t k, LeaseSolve ls)
     }
     std::sort(guaranteedJobs.begin(), guaranteedJobs.end());
     ls.guaranteed = int(guaranteedJobs.size());
+    recordPlan(ctx, k, ls);
     m_solves.push_back(ls);
 
     const std::vector<Ranked> ranked = rankWaiting(ctx, others, m_leaseSec - (now - double(k) * m_leaseSec));
@@ -228,6 +233,65 @@ void ChronusScheduler::runLease(SchedContext& ctx, int64_t k, LeaseSolve ls)
         all2.insert(all2.end(), ranked.begin(), ranked.end());
         recordQueue(ctx, all2);
     }
+}
+
+void ChronusScheduler::recordPlan(SchedContext& ctx, int64_t k, const LeaseSolve& ls)
+{
+    if (!ctx.recording())
+        return;
+    struct Row {
+        int job;
+        int64_t first, last;
+    };
+    std::vector<Row> rows;
+    for (int j : m_active) {
+        const JobState& s = m_js[size_t(j)];
+        if (s.cls != JobClass::AcceptedSlo || s.plan.empty())
+            continue;
+        const auto [lo, hi] = std::minmax_element(s.plan.begin(), s.plan.end());
+        if (*hi >= k)
+            rows.push_back({j, std::max(*lo, k), *hi});
+    }
+    std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.first != b.first ? a.first < b.first : a.job < b.job; });
+    const size_t planned = rows.size();
+    if (rows.size() > size_t(kPlanRecordJobs))
+        rows.resize(size_t(kPlanRecordJobs));
+    std::string note = ls.status;
+    if (!ls.reused && ls.jobs > 0) {
+        // "MILP optimal (12 jobs, 240 binaries)"; "MILP optimal (greedy plan meets the bound; 3 jobs)"
+        const std::string size = std::to_string(ls.jobs) + " job" + (ls.jobs == 1 ? "" : "s")
+            + (ls.binaries > 0 ? ", " + std::to_string(ls.binaries) + " binaries" : std::string());
+        if (!note.empty() && note.back() == ')')
+            note.insert(note.size() - 1, "; " + size);
+        else
+            note += " (" + size + ")";
+    }
+    if (ls.kept > 0)
+        note += "; " + std::to_string(ls.kept) + " job" + (ls.kept == 1 ? "" : "s") + " kept cached plans out of the MILP (size cap)";
+    if (ls.hitNodeLimit && ls.milp)
+        note += "; node limit hit";
+    if (planned > rows.size())
+        note += "; the first " + std::to_string(rows.size()) + " of " + std::to_string(planned) + " planned jobs logged";
+    if (rows.empty())
+        return; // no accepted job holds a plan: nothing to show (an empty allocation is not logged)
+    AllocationRecord a;
+    a.note = std::move(note);
+    int64_t last = k;
+    for (const Row& r : rows)
+        last = std::max(last, r.last);
+    const int cols = int(std::min<int64_t>(last - k + 1, kPlanRecordLeases));
+    for (int c = 0; c < cols; ++c)
+        a.types.push_back(kPlanLeasePrefix + std::to_string(k + c));
+    a.share.assign(rows.size() * size_t(cols), 0.0f);
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const JobState& s = m_js[size_t(rows[i].job)];
+        a.jobs.push_back(rows[i].job);
+        for (int64_t l : s.plan)
+            if (l >= k && l < k + cols)
+                a.share[i * size_t(cols) + size_t(l - k)] = float(s.planGpus);
+        a.estimated.push_back(uint8_t(std::clamp(s.level + 1, 0, 127) | (s.kept ? kPlanKeptFlag : 0)));
+    }
+    ctx.recordAllocation(std::move(a));
 }
 
 std::vector<std::pair<std::string, double>> ChronusScheduler::runStats() const
