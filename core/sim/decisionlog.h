@@ -32,6 +32,9 @@ struct PlacementRecord {
     std::vector<uint32_t> machines;
     std::vector<float> affinity;
     std::vector<float> affinityVar;
+    /// A GP placement's posterior per machine, indexed as `affinity` (empty otherwise): DAS's RWGP mean and variance
+    /// of the machine's performance deviation (observed / predicted speed - 1).
+    std::vector<float> rwgpMean, rwgpVar;
     std::string reason;
     /// Machine of the i-th affinity entry, for the dense form (i) and the sparse top-K form (machines[i]).
     int machineOf(size_t i) const { return machines.empty() ? int(i) : (i < machines.size() ? int(machines[i]) : -1); }
@@ -115,14 +118,14 @@ private:
     void reason(std::string& out, const std::string& s);
 };
 
-/// Whole log as one blob ("SSLB", version 3, record count, then the records); the store's encoding 2.
+/// Whole log as one blob ("SSLB", version 4, record count, then the records); the store's encoding 2.
 std::string encodeDecisionLogBlob(const DecisionLog& log);
-/// Reads encodeDecisionLogBlob's blob, and the store's older versions 1 and 2. Throws std::runtime_error
+/// Reads encodeDecisionLogBlob's blob, and the store's older versions 1 to 3. Throws std::runtime_error
 /// "decision log blob: what at byte N" on any corruption, truncation or trailing bytes.
 DecisionLog decodeDecisionLogBlob(const void* data, size_t size);
 
-/// Streams records to a compact binary file: header "SSDLOG", version 3, machine and GPU counts, then
-/// DecisionRecordEncoder records to the end. readDecisionLog also reads version 1 and 2 files.
+/// Streams records to a compact binary file: header "SSDLOG", version 4, machine and GPU counts, then
+/// DecisionRecordEncoder records to the end. readDecisionLog also reads version 1 to 3 files.
 class DecisionLogWriter {
 public:
     DecisionLogWriter(const std::string& path, int machineCount, int gpuCount); ///< throws on open failure

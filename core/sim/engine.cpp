@@ -174,7 +174,8 @@ void SchedContext::recordAllocation(AllocationRecord allocation)
 }
 
 void SchedContext::recordPlacement(int job, const std::vector<GpuSlot>& slots, std::vector<float> affinity,
-                                   std::string reason, std::vector<float> affinityVar)
+                                   std::string reason, std::vector<float> affinityVar, std::vector<float> rwgpMean,
+                                   std::vector<float> rwgpVar)
 {
     if (!m_record || int(m_record->placements.size()) >= m_sim.m_cfg.logPlacementLimit)
         return;
@@ -200,11 +201,17 @@ void SchedContext::recordPlacement(int job, const std::vector<GpuSlot>& slots, s
             pr.affinity.push_back(affinity[i]);
             if (!affinityVar.empty())
                 pr.affinityVar.push_back(affinityVar[i]);
+            if (i < rwgpMean.size() && i < rwgpVar.size()) {
+                pr.rwgpMean.push_back(rwgpMean[i]);
+                pr.rwgpVar.push_back(rwgpVar[i]);
+            }
         }
         pr.machines = std::move(idx);
     } else {
         pr.affinity = std::move(affinity);
         pr.affinityVar = std::move(affinityVar);
+        pr.rwgpMean = std::move(rwgpMean);
+        pr.rwgpVar = std::move(rwgpVar);
     }
     // replace an earlier record of the same job (e.g. made by start() with only a reason)
     for (auto& p : m_record->placements)
