@@ -291,13 +291,14 @@ void DasHeatmaps::showDecision(const RunEntry& run, int k)
     for (const Machine& m : run.cluster->machines)
         names << QString::fromStdString(m.name);
     HeatmapData g = gateMatrix(r, run.trace.get());
-    g.title = gate ? tr("Gate δ of queued jobs at decision %1 (0 = own features, 1 = queue context)").arg(k + 1)
-                   : tr("Gate δ: this variant has no squeeze-and-communicate");
+    g.title = tr("Gate δ, decision %1 (0 own features, 1 queue context)").arg(k + 1);
     m_gate->setData(g);
-    m_gate->setColorRange(0.0f, 1.0f);
+    // The range of this decision's gates (the colour bar says it): trained gates sit close together, and a fixed
+    // 0..1 scale would paint them one colour.
+    m_gate->setAutoColorRange();
     m_gate->setVisible(gate);
     HeatmapData mean = rwgpMatrix(r, log.machineCount, names, run.trace.get(), false);
-    mean.title = tr("RWGP posterior mean: expected speed deviation, job × machine, decision %1").arg(k + 1);
+    mean.title = tr("RWGP mean: expected speed deviation, job × machine");
     m_mean->setData(mean);
     // Symmetric about 0, so that the colour says faster or slower than nominal.
     float a = 1e-3f;
@@ -306,7 +307,7 @@ void DasHeatmaps::showDecision(const RunEntry& run, int k)
             a = std::max(a, std::fabs(v));
     m_mean->setColorRange(-a, a);
     HeatmapData var = rwgpMatrix(r, log.machineCount, names, run.trace.get(), true);
-    var.title = tr("RWGP posterior variance (potential contention), job × machine, decision %1").arg(k + 1);
+    var.title = tr("RWGP variance (potential contention), job × machine");
     m_var->setData(var);
     m_var->setAutoColorRange();
     m_mean->setVisible(gp);
