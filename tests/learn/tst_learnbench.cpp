@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 
 #include "learn/learn.h"
 #include "learn/trainer.h"
@@ -16,6 +17,15 @@
 using namespace ss;
 
 namespace {
+
+// CPU time of this thread: on the shared 2-core machine other builds take the cores, and wall time then counts the
+// time the decision waited for one.
+double threadCpuSeconds()
+{
+    timespec ts {};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
 
 // Times the wrapped policy's decisions that see at least 100 queued jobs.
 class TimedScheduler : public Scheduler {
@@ -28,18 +38,22 @@ public:
         const int before = ctx.pendingCount();
         const bool big = before >= 100;
         const auto t0 = std::chrono::steady_clock::now();
+        const double c0 = threadCpuSeconds();
         m_inner->schedule(ctx);
         if (big) {
             const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            const double dc = threadCpuSeconds() - c0;
             seconds += dt;
+            cpuSeconds += dc;
             ++decisions;
             if (ctx.pendingCount() < before) { // the placement agent ran and started a job
                 startSeconds += dt;
+                startCpuSeconds += dc;
                 ++startDecisions;
             }
         }
     }
-    double seconds = 0, startSeconds = 0;
+    double seconds = 0, startSeconds = 0, cpuSeconds = 0, startCpuSeconds = 0;
     int decisions = 0, startDecisions = 0;
 
 private:
@@ -127,8 +141,10 @@ private Q_SLOTS:
             const double ms = 1000.0 * ts.seconds / ts.decisions;
             const double msStart = 1000.0 * ts.startSeconds / ts.startDecisions;
             std::printf("BENCH das decision, rwgp=%s, das-large (32 machines): %.3f ms per decision with >= 100 queued "
-                        "jobs (%d decisions); %.3f ms where a job started (%d decisions); 1 thread, target < 2 ms\n",
-                        kernel, ms, ts.decisions, msStart, ts.startDecisions);
+                        "jobs (%d decisions; CPU %.3f ms); %.3f ms where a job started (%d decisions; CPU %.3f ms); "
+                        "1 thread, target < 2 ms\n",
+                        kernel, ms, ts.decisions, 1000.0 * ts.cpuSeconds / ts.decisions, msStart, ts.startDecisions,
+                        1000.0 * ts.startCpuSeconds / ts.startDecisions);
             QVERIFY2(msStart < 20.0, "DAS decision latency far above its 2 ms target");
         }
     }
