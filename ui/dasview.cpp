@@ -261,16 +261,21 @@ DasHeatmaps::DasHeatmaps(ExportMenus* exports, QWidget* parent) : QWidget(parent
     setObjectName(QStringLiteral("dasHeatmaps"));
     auto* g = new QGridLayout(this);
     g->setContentsMargins(0, 0, 0, 0);
+    g->setVerticalSpacing(2);
     m_gate = new HeatmapView(this);
-    m_gate->setMinimumHeight(90);
     m_mean = new HeatmapView(this);
     m_var = new HeatmapView(this);
+    // Three maps share the affinity map's cell of the dock: keep their floor low, so that a DAS run does not make
+    // the dock (and the window) taller than the other runs do, nor take rows from the stepper's queue.
+    for (HeatmapView* h : {m_gate, m_mean, m_var})
+        h->setMinimumSize(80, 26);
+    m_gate->setMinimumHeight(64); // its title, one row and the job labels
     g->addWidget(m_gate, 0, 0);
     g->addWidget(m_mean, 1, 0);
     g->addWidget(m_var, 2, 0);
-    g->setRowStretch(0, 1);
-    g->setRowStretch(1, 2);
-    g->setRowStretch(2, 2);
+    g->setRowStretch(0, 2);
+    g->setRowStretch(1, 3);
+    g->setRowStretch(2, 3);
     for (HeatmapView* h : {m_gate, m_mean, m_var}) {
         connect(h, &HeatmapView::jobSelected, this, &DasHeatmaps::jobSelected);
         if (exports)
