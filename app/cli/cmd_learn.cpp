@@ -78,6 +78,8 @@ learn::TrainConfig trainConfigFromArgs(Args& a)
     c.layers = int(a.getInt("layers", c.layers));
     c.tau = int(a.getInt("tau", c.tau));
     c.rwgpKernel = a.get("rwgp", c.rwgpKernel);
+    if (c.rwgpKernel != "similarity" && c.rwgpKernel != "seed")
+        throw UsageError("--rwgp must be similarity or seed (got '" + c.rwgpKernel + "')");
     c.maxQueue = int(a.getInt("max-queue", c.maxQueue));
     if (a.has("perf"))
         c.perf = PerfConfig::parse(a.get("perf"));

@@ -590,6 +590,7 @@ CheckpointInfo torchReadCheckpointInfo(const std::string& path)
     i.clusterFingerprint = m.clusterFingerprint;
     i.trainTrace = m.trainTrace;
     i.command = m.command;
+    i.rwgpKernel = m.agent.rwgpKernel;
     i.formatVersion = int(kCheckpointVersion);
     i.iterations = m.iterations;
     i.dModel = m.agent.dModel;

@@ -8,7 +8,9 @@
 
 #include <Eigen/Dense>
 
+#include "learn/learn.h"
 #include "learn/rwgp.h"
+#include "learn/trainer.h"
 #include "model/tracegen.h"
 #include "policy/registry.h"
 #include "run/runner.h"
@@ -331,6 +333,52 @@ private Q_SLOTS:
         } catch (const std::exception& e) {
             QVERIFY2(std::string(e.what()).find("das.rwgp") != std::string::npos, e.what());
         }
+    }
+
+    void trainedKernelTravelsWithTheCheckpoint()
+    {
+        // train with the seed's kernel -> the checkpoint says so -> a run of it uses that kernel unless das.rwgp says
+        // otherwise. Variances logged by the run identify the kernel (they differ between kernels, see above).
+        const ClusterSpec c = makeClusterPreset("das-small");
+        TrainConfig tc;
+        tc.policy = "das";
+        tc.cluster = c;
+        tc.trace = smallTrace(c.totalGpus());
+        tc.iterations = 1;
+        tc.episodesPerIteration = 1;
+        tc.episodeJobs = 30;
+        tc.evalEvery = 0;
+        tc.dModel = 16;
+        tc.heads = 2;
+        tc.rwgpKernel = "seed";
+        const std::string path = (std::filesystem::temp_directory_path() / "ss-tst-rwgpseed.sscp").string();
+        {
+            Trainer t(tc);
+            while (t.step()) {
+            }
+            t.save(path);
+        }
+        QCOMPARE(readCheckpointInfo(path).rwgpKernel, std::string("seed"));
+        auto variances = [&](const char* kernel) {
+            RunSpec spec = dasSpec(kernel, false);
+            spec.options.checkpoint = path;
+            spec.options.params.erase("das.untrained");
+            if (!*kernel)
+                spec.options.params.erase("das.rwgp");
+            const RunOutput o = runSimulation(c, tc.trace, spec);
+            std::vector<float> v;
+            for (const DecisionRecord& r : o.log->records)
+                for (const PlacementRecord& p : r.placements)
+                    v.insert(v.end(), p.rwgpVar.begin(), p.rwgpVar.end());
+            return v;
+        };
+        const std::vector<float> own = variances(""), seed = variances("seed"), sim = variances("similarity");
+        QVERIFY(!own.empty());
+        QVERIFY(own == seed);
+        QVERIFY(own != sim);
+        std::filesystem::remove(path);
+        tc.rwgpKernel = "walk";
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, Trainer bad(tc));
     }
 
     void decisionLogKeepsRwgpPosterior()
