@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "chronusview.h"
+#include "dasview.h"
 #include "heatmapview.h"
 #include "models.h"
 #include "oasisview.h"
@@ -37,11 +38,14 @@ HeatmapsPanel::HeatmapsPanel(ExportMenus* exports, QWidget* parent) : QWidget(pa
     connect(m_stripContent, &QComboBox::currentIndexChanged, this, [this](int i) {
         m_strip->setContent(i == 0 ? ss::DecisionStripView::Content::Priority : ss::DecisionStripView::Content::Affinity);
     });
-    g->addWidget(m_priorityMap, 0, 0, 1, 2);
+    g->addWidget(m_priorityMap, 0, 0, 1, 3);
     g->addWidget(m_historyMap, 1, 0);
     g->addWidget(m_affinityMap, 1, 1);
-    g->addWidget(m_stripContent, 2, 0, 1, 2, Qt::AlignLeft);
-    g->addWidget(m_strip, 3, 0, 1, 2);
+    m_das = new DasHeatmaps(exports, w); // DAS: gate row and RWGP posterior beside the affinity (hidden otherwise)
+    g->addWidget(m_das, 1, 2);
+    connect(m_das, &DasHeatmaps::jobSelected, this, &HeatmapsPanel::jobSelected);
+    g->addWidget(m_stripContent, 2, 0, 1, 3, Qt::AlignLeft);
+    g->addWidget(m_strip, 3, 0, 1, 3);
     g->setRowStretch(0, 1);
     g->setRowStretch(1, 3);
     g->setRowStretch(3, 2);
@@ -111,6 +115,8 @@ void HeatmapsPanel::showDecision(const RunEntry& run, int k)
         m_historyMap->setData(hist);
         m_historyMap->setAutoColorRange();
     }
+    m_das->showDecision(run, k);
+    m_das->selectJob(m_selectedJob);
     m_strip->setCurrentDecision(k);
     for (ss::HeatmapView* h : {m_priorityMap, m_affinityMap, m_historyMap})
         h->setSelectedJob(m_selectedJob);
@@ -122,6 +128,7 @@ void HeatmapsPanel::selectJob(int job)
     for (ss::HeatmapView* h : {m_priorityMap, m_affinityMap, m_historyMap})
         h->setSelectedJob(job);
     m_strip->setSelectedJob(job);
+    m_das->selectJob(job);
 }
 
 } // namespace ss::ui

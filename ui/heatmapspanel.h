@@ -15,6 +15,7 @@ class HeatmapView;
 
 namespace ss::ui {
 
+class DasHeatmaps;
 class ExportMenus;
 
 class HeatmapsPanel : public QWidget {
@@ -43,6 +44,7 @@ private:
     ss::HeatmapView* m_affinityMap = nullptr;
     ss::DecisionStripView* m_strip = nullptr;
     QComboBox* m_stripContent = nullptr;
+    DasHeatmaps* m_das = nullptr; ///< DAS decisions: gate δ and RWGP posterior (dasview.h)
 };
 
 } // namespace ss::ui

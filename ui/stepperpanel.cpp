@@ -14,6 +14,7 @@
 
 #include <algorithm>
 
+#include "dasview.h"
 #include "models.h"
 #include "chronusview.h"
 #include "oasisview.h"
@@ -110,7 +111,8 @@ StepperPanel::StepperPanel(ExportMenus* exports, QWidget* parent) : QWidget(pare
     m_queueModel = new QueueModel(this);
     m_queueTable = makeTable(w);
     m_queueTable->setObjectName(QStringLiteral("stepperQueue"));
-    m_queueTable->setModel(m_queueModel);
+    m_gateColumn = new GateColumnModel(m_queueModel, QueueModel::PriorityStd, this); // DAS's δ column (dasview.h)
+    m_queueTable->setModel(m_gateColumn);
     exports->installTableExport(m_queueTable);
     // The queue is what the stepper is for: it never shrinks below three rows (it showed two under the docks);
     // the default layout gives the stepper a third of the window (MainWindow::fitDefaultLayout).
@@ -308,6 +310,7 @@ void StepperPanel::setDecision(int k)
     if (n == 0) {
         m_decision = -1;
         m_decisionLabel->setText(m_current ? tr("This run has no decision log.") : tr("No run yet: press Run."));
+        m_gateColumn->setDecision(nullptr, -1);
         m_queueModel->setDecision(nullptr, nullptr, -1);
         m_admissionLabel->hide();
         Q_EMIT decisionChanged(-1);
@@ -340,6 +343,7 @@ void StepperPanel::setDecision(int k)
     int freeGpus = 0; // whole GPUs nobody holds once this decision is applied
     for (const auto& h : m_replayer->holders())
         freeGpus += h.empty() ? 1 : 0;
+    m_gateColumn->setDecision(m_current->out->log, k);
     m_queueModel->setDecision(m_current->trace, m_current->out->log, k, freeGpus);
     Q_EMIT decisionChanged(k);
 }

@@ -20,6 +20,7 @@ class QTimer;
 namespace ss::ui {
 
 class ExportMenus;
+class GateColumnModel;
 class QueueModel;
 
 class StepperPanel : public QWidget {
@@ -80,6 +81,7 @@ private:
     QLineEdit* m_gotoJobEdit = nullptr;
     QTimer* m_playTimer = nullptr;
     QueueModel* m_queueModel = nullptr;
+    GateColumnModel* m_gateColumn = nullptr; ///< m_queueModel with DAS's δ column (the table's model)
     QTableView* m_queueTable = nullptr;
 };
 

@@ -1,6 +1,7 @@
 #include "teaching.h"
 
 #include "chronusview.h"
+#include "dasview.h"
 #include "oasisview.h"
 
 #include <QObject>
@@ -217,6 +218,7 @@ QString explainDecision(const DecisionLog& log, int k, const Trace& trace, const
             h += QObject::tr(" Reason given by the policy: <i>%1</i>.").arg(QString::fromStdString(p.reason).toHtmlEscaped());
         h += QStringLiteral("</p>");
     }
+    h += explainDasDecision(r, trace, cluster); // DAS: the gate δ and the RWGP posterior ("" otherwise)
     return h;
 }
 

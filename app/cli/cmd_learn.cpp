@@ -77,6 +77,9 @@ learn::TrainConfig trainConfigFromArgs(Args& a)
     c.heads = int(a.getInt("heads", c.heads));
     c.layers = int(a.getInt("layers", c.layers));
     c.tau = int(a.getInt("tau", c.tau));
+    c.rwgpKernel = a.get("rwgp", c.rwgpKernel);
+    if (c.rwgpKernel != "similarity" && c.rwgpKernel != "seed")
+        throw UsageError("--rwgp must be similarity or seed (got '" + c.rwgpKernel + "')");
     c.maxQueue = int(a.getInt("max-queue", c.maxQueue));
     if (a.has("perf"))
         c.perf = PerfConfig::parse(a.get("perf"));
@@ -526,7 +529,7 @@ struct ArgvCapture {
 
 CliCommand c1("train",
               "--policy das|da|da+mc|da+rwgp --cluster C --trace FILE --seed S --out CKPT [--iterations 30] "
-              "[--eval-trace FILE | --holdout 0.3] [--validation 0] [--eval-every 2] [--resume CKPT] [--curve CSV] "
+              "[--eval-trace FILE | --holdout 0.3] [--validation 0] [--eval-every 2] [--resume CKPT] [--curve CSV] [--rwgp similarity|seed] "
               ": MAPPO training (--holdout: evaluate on the last F of the trace, never trained on; --validation: "
               "keep the best policy on the last F of the training jobs instead of the last one; 0 turns either off)",
               &cmdTrain);

@@ -78,6 +78,10 @@ JsonValue recordJson(const DecisionRecord& r)
         if (!p.affinityVar.empty())
             e["affinity_var"] = scores(p.affinityVar);
         e["reason"] = JsonValue::makeString(p.reason);
+        if (!p.rwgpMean.empty())
+            e["rwgp_mean"] = scores(p.rwgpMean);
+        if (!p.rwgpVar.empty())
+            e["rwgp_var"] = scores(p.rwgpVar);
         placements.push(std::move(e));
     }
     o["placements"] = std::move(placements);

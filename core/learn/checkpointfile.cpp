@@ -42,6 +42,8 @@ static std::string metaJson(const CheckpointMeta& m)
     o["layers"] = n(m.agent.layers);
     o["tau"] = n(m.agent.tau);
     o["max_queue"] = n(m.agent.maxQueue);
+    if (m.agent.rwgpKernel != "similarity")
+        o["rwgp_kernel"] = t(m.agent.rwgpKernel);
     o["job_features"] = n(kJobFeatures);
     o["machine_features"] = n(kMachineFeatures);
     o["global_features"] = n(kGlobalFeatures);
@@ -178,6 +180,12 @@ static CheckpointMeta metaFrom(const std::map<std::string, std::string>& j, cons
     m.agent.layers = int(num("layers"));
     m.agent.tau = int(num("tau"));
     m.agent.maxQueue = int(num("max_queue"));
+    if (auto it = j.find("rwgp_kernel"); it != j.end()) {
+        if (it->second != "similarity" && it->second != "seed")
+            throw std::runtime_error(path + ": checkpoint header field 'rwgp_kernel' is '" + it->second
+                                     + "' (this build knows similarity and seed)");
+        m.agent.rwgpKernel = it->second;
+    }
     m.clusterName = get("cluster");
     m.clusterFingerprint = get("cluster_fingerprint");
     m.machines = int(num("machines"));

@@ -13,6 +13,10 @@ struct AgentConfig {
     int layers = 1;
     int tau = 64;
     int maxQueue = 128;
+    /// RWGP kernel the agent was trained with: "similarity" or "seed" (rwgp.h RwgpKernel). Written only when it is
+    /// "seed", so checkpoints trained with the default read and write as before; a run uses it unless
+    /// `--param das.rwgp` says otherwise.
+    std::string rwgpKernel = "similarity";
     bool mc() const { return variant == "das" || variant == "da+mc"; }
     bool rwgp() const { return variant == "das" || variant == "da+rwgp"; }
 };

@@ -266,10 +266,14 @@ namespace {
 class DasScheduler : public Scheduler {
 public:
     DasScheduler(std::shared_ptr<DasAgent> agent, Episode* collect, bool sampleOrder, bool samplePlace, bool backfill,
-                 bool compact, WideJobs wide)
+                 bool compact, WideJobs wide, const std::string& rwgpKernel, double rwgpLambda)
         : m_agent(std::move(agent)), m_collect(collect), m_sampleOrder(sampleOrder || collect),
-          m_samplePlace(samplePlace || collect), m_backfill(backfill), m_compact(compact), m_wide(wide)
+          m_samplePlace(samplePlace || collect), m_backfill(backfill), m_compact(compact), m_wide(wide),
+          m_kernel(rwgpKernelFromString(rwgpKernel.empty() ? m_agent->cfg.rwgpKernel : rwgpKernel)),
+          m_lambda(rwgpLambda)
     {
+        if (!(m_lambda > 0 && m_lambda < 1))
+            throw std::invalid_argument("das.rwgp_lambda must be in (0, 1), not " + std::to_string(m_lambda));
     }
     std::string name() const override { return m_agent->cfg.variant; }
 
@@ -279,6 +283,8 @@ public:
         if (m_agent->cfg.rwgp()) {
             RwgpState::Params p;
             p.tau = m_agent->cfg.tau;
+            p.kernel = m_kernel;
+            p.lambda = m_lambda;
             m_gp = RwgpState(setup.cluster, p);
         }
         m_lastT = -1;
@@ -410,6 +416,8 @@ private:
     Episode* m_collect;
     bool m_sampleOrder, m_samplePlace, m_backfill, m_compact;
     WideJobs m_wide;
+    RwgpKernel m_kernel;
+    double m_lambda;
     int m_M = 0;
     RwgpState m_gp;
     double m_lastT = -1;
@@ -461,6 +469,8 @@ private:
         const int M = m_M;
         machineFeatures(ctx, j, m_mfeat.data());
         const bool rw = m_gp.machineCount() > 0;
+        if (rw)
+            m_gp.selectJob(ctx.job(j).gpus); // the seed's kernel: this job's P(i)
         const GpPosterior* post = rw ? &m_gp.posterior() : nullptr;
         for (int m = 0; m < M; ++m) {
             float* o = m_machineIn.data() + size_t(m) * kPlaceInput;
@@ -536,18 +546,25 @@ private:
             step->place.push_back(std::move(ps));
         }
         if (ctx.recording()) {
-            std::vector<float> aff(static_cast<size_t>(M)), var;
+            std::vector<float> aff(static_cast<size_t>(M)), var, gpMean, gpVar;
             for (int m = 0; m < M; ++m)
                 aff[size_t(m)] = pm[m]; // the posterior mean score; the sample decided, the mean explains
             if (rw) {
                 var.resize(size_t(M));
-                for (int m = 0; m < M; ++m)
+                gpMean.resize(size_t(M));
+                gpVar.resize(size_t(M));
+                for (int m = 0; m < M; ++m) {
                     var[size_t(m)] = float(s * s * post->cov(m, m) / m_gp.params().priorVar);
+                    // The GP itself (eqs. 13/14): the machine's expected performance deviation and its variance
+                    // ("potential contention" in the seed's case study).
+                    gpMean[size_t(m)] = float(post->mean(m));
+                    gpVar[size_t(m)] = float(post->cov(m, m));
+                }
             } else
                 var.assign(size_t(M), float(s * s));
             ctx.recordPlacement(j, slots, std::move(aff),
                                 slots.empty() ? (held ? "waits: would spread" : "no fit") : m_agent->cfg.variant,
-                                std::move(var));
+                                std::move(var), std::move(gpMean), std::move(gpVar));
         }
         return slots;
     }
@@ -556,10 +573,11 @@ private:
 } // namespace
 
 std::unique_ptr<Scheduler> makeDasScheduler(std::shared_ptr<DasAgent> agent, Episode* collect, bool sampleOrder,
-                                            bool samplePlace, bool backfill, bool compact, WideJobs wide)
+                                            bool samplePlace, bool backfill, bool compact, WideJobs wide,
+                                            const std::string& rwgpKernel, double rwgpLambda)
 {
     return std::make_unique<DasScheduler>(std::move(agent), collect, sampleOrder, samplePlace, backfill, compact,
-                                          wide);
+                                          wide, rwgpKernel, rwgpLambda);
 }
 
 CheckpointInfo torchReadCheckpointInfo(const std::string& path)
@@ -572,6 +590,7 @@ CheckpointInfo torchReadCheckpointInfo(const std::string& path)
     i.clusterFingerprint = m.clusterFingerprint;
     i.trainTrace = m.trainTrace;
     i.command = m.command;
+    i.rwgpKernel = m.agent.rwgpKernel;
     i.formatVersion = int(kCheckpointVersion);
     i.iterations = m.iterations;
     i.dModel = m.agent.dModel;
@@ -660,7 +679,8 @@ public:
         agent->order->eval();
         m_inner = makeDasScheduler(agent, nullptr, m_opts.param("das.sample_order", "0") == "1",
                                    m_opts.param("das.sample_place", "0") == "1", m_opts.backfill,
-                                   m_opts.param("das.compact", "1") != "0", wideJobsParam(m_opts.param("das.wide", "degrade")));
+                                   m_opts.param("das.compact", "1") != "0", wideJobsParam(m_opts.param("das.wide", "degrade")),
+                                   m_opts.param("das.rwgp", ""), m_opts.paramD("das.rwgp_lambda", 0.5));
         m_inner->reset(setup);
     }
     void schedule(SchedContext& ctx) override { m_inner->schedule(ctx); }

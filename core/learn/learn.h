@@ -16,6 +16,7 @@ void registerLearnedPolicies();
 /// What a checkpoint file says about itself.
 struct CheckpointInfo {
     std::string policy, clusterName, clusterFingerprint, trainTrace, command;
+    std::string rwgpKernel = "similarity"; ///< the RWGP kernel it was trained with (similarity or seed)
     int formatVersion = 0, iterations = 0, dModel = 0, heads = 0, layers = 0, tau = 0;
     long long envSteps = 0;
     unsigned long long seed = 0;

@@ -44,12 +44,21 @@ std::vector<ParamSpec> dasParams()
     wide.dflt = "degrade";
     wide.choices = {"wait", "fast", "degrade"};
     wide.help = "rule for a job wider than one machine: wait, also run on faster GPUs, or delay-or-degrade";
+    ParamSpec rwgp;
+    rwgp.key = "das.rwgp";
+    rwgp.type = ParamSpec::Type::Choice;
+    rwgp.dflt = "";
+    rwgp.choices = {"similarity", "seed"};
+    rwgp.help = "RWGP kernel: similarity (one machine-similarity graph) or seed (per-job P(i) over the links, "
+                "product-graph kernel); default: the checkpoint's";
     return {flag("das.sample_order", "0", "sample the ordering (1) instead of acting on the mean scores"),
             flag("das.sample_place", "0", "sample the placement (1) instead of acting on the mean scores"),
             flag("das.allow_other_cluster", "0", "accept a checkpoint trained on another cluster"),
             flag("das.untrained", "0", "ignore the shipped checkpoint: the heuristic-initialised untrained agent"),
             flag("das.compact", "1", "consolidate-or-wait for whole-GPU jobs (0 lets jobs spread)"),
             wide,
+            rwgp,
+            num("das.rwgp_lambda", "0.5", 1e-6, 0.999999, "RWGP random-walk decay lambda, in (0, 1)"),
             num("das.tau", "", 1, 1e6, "untrained agent: history length (default: the network's)", true),
             num("das.heads", "", 1, 1024, "untrained agent: attention heads (default: the network's)", true)};
 }

@@ -111,8 +111,11 @@ torch::Tensor placeLogProb(const torch::Tensor& mu, const torch::Tensor& logScal
 /// `wide` picks the rule for a job wider than one machine (`--param das.wide=wait|fast|degrade`): just wait, also
 /// try the compact walk over machines as fast as the agent's first choice, or also delay or degrade (default).
 enum class WideJobs { Wait, Fast, DelayOrDegrade };
+/// `rwgpKernel` picks the RWGP kernel ("similarity" or "seed", rwgp.h; "" = the one the agent was trained with) and
+/// `rwgpLambda` its walk decay (`--param das.rwgp`, `das.rwgp_lambda`).
 std::unique_ptr<Scheduler> makeDasScheduler(std::shared_ptr<DasAgent> agent, Episode* collect,
                                             bool sampleOrder, bool samplePlace, bool backfill, bool compact = true,
-                                            WideJobs wide = WideJobs::DelayOrDegrade);
+                                            WideJobs wide = WideJobs::DelayOrDegrade,
+                                            const std::string& rwgpKernel = "", double rwgpLambda = 0.5);
 
 } // namespace ss::learn

@@ -10,6 +10,7 @@
 
 #include "learn/moduleapi.h"
 #include "learn/nets.h"
+#include "learn/rwgp.h"
 #include "metrics/metrics.h"
 #include "run/runner.h"
 
@@ -144,6 +145,8 @@ TorchTrainer::TorchTrainer(TrainConfig cfg) : d(std::make_unique<Impl>())
     ac.heads = c.heads;
     ac.layers = c.layers;
     ac.tau = c.tau;
+    ac.rwgpKernel = c.rwgpKernel;
+    rwgpKernelFromString(c.rwgpKernel); // throws std::invalid_argument for an unknown name
     ac.maxQueue = c.maxQueue;
     if (!c.resume.empty()) {
         CheckpointMeta meta;
@@ -158,6 +161,7 @@ TorchTrainer::TorchTrainer(TrainConfig cfg) : d(std::make_unique<Impl>())
         c.heads = meta.agent.heads;
         c.layers = meta.agent.layers;
         c.tau = meta.agent.tau;
+        c.rwgpKernel = meta.agent.rwgpKernel;
         c.maxQueue = meta.agent.maxQueue;
         d->iteration = meta.iterations;
         d->envSteps = meta.envSteps;

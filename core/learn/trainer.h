@@ -54,6 +54,9 @@ struct TrainConfig {
     int heads = 4;
     int layers = 1;
     int tau = 64;                 ///< RWGP history window
+    /// RWGP kernel: "similarity" (default) or "seed" (the seed's per-job P(i) and product-graph kernel, rwgp.h);
+    /// stored in the checkpoint, which runs with it unless `--param das.rwgp` says otherwise.
+    std::string rwgpKernel = "similarity";
     int maxQueue = 128;           ///< jobs the ordering agent looks at (oldest first)
     std::string resume;           ///< checkpoint to continue from ("" = fresh init)
     std::string command;          ///< the command line, recorded in the checkpoint

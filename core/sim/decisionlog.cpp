@@ -93,15 +93,15 @@ void Replayer::seek(int k)
 //   int lists: count, then zig-zag deltas from the previous value (job ids are mostly increasing)
 //   queue item: job(zz delta) flags(bit0 std, bit1 gate) priority(f32) [std f32] [gate f32]
 //   placement: job(zz) slots(count, gpu, milli) machines(count, values) affinity(count, f32...)
-//              affinityVar(count, f32...) reason
+//              affinityVar(count, f32...) reason rwgpMean(count, f32...) rwgpVar(count, f32...)
 //   admission: job(zz) verdict score(f32) reason
 //   allocation: type count; when > 0: type names (length + bytes), jobs[] (deltas), shares(count, f32...),
 //               estimated(count, bytes), note (length + bytes; version 4)
 //   reason: index into a table built as the stream goes; index == size: a new string follows (length +
 //           bytes); index == size + 1: a literal string not added (past 256 distinct reasons).
 // Older layouts still read: file version 1 (plain zig-zag ints, flags byte after the priority, literal
-// reasons, no admissions), version 2 (no allocation), version 3 (no allocation note) and the store's blob
-// versions 1 (version 2 without admissions), 2 and 3.
+// reasons, no admissions), version 2 (no allocation), version 3 (no allocation note), version 4 (no RWGP
+// posterior) and the store's blob versions 1 (version 2 without admissions), 2, 3 and 4 (the same steps).
 const char* toString(Admit a)
 {
     switch (a) {
@@ -114,8 +114,8 @@ const char* toString(Admit a)
 
 namespace {
 const char kMagic[6] = {'S', 'S', 'D', 'L', 'O', 'G'};
-constexpr uint8_t kVersion = 4;
-constexpr uint64_t kBlobVersion = 4;
+constexpr uint8_t kVersion = 5;
+constexpr uint64_t kBlobVersion = 5;
 
 void putVar(std::string& b, uint64_t v)
 {
@@ -162,6 +162,7 @@ struct Layout {
     bool admissions = true;  // version 2
     bool allocation = true;  // version 3
     bool note = true;        // version 4: the allocation's note
+    bool rwgp = true;        // version 5: the RWGP posterior of a placement
 };
 
 class Reader {
@@ -311,6 +312,10 @@ public:
             p.affinity = floats();
             p.affinityVar = floats();
             p.reason = reason(l, reasons);
+            if (l.rwgp) {
+                p.rwgpMean = floats();
+                p.rwgpVar = floats();
+            }
         }
         if (l.admissions) {
             r.admissions.resize(count());
@@ -410,6 +415,8 @@ void DecisionRecordEncoder::encode(std::string& b, const DecisionRecord& r)
         putFloats(b, p.affinity);
         putFloats(b, p.affinityVar);
         reason(b, p.reason);
+        putFloats(b, p.rwgpMean);
+        putFloats(b, p.rwgpVar);
     }
     putVar(b, r.admissions.size());
     for (const AdmissionRecord& a : r.admissions) {
@@ -463,6 +470,7 @@ DecisionLog decodeDecisionLogBlob(const void* data, size_t size)
     l.admissions = version >= 2;
     l.allocation = version >= 3;
     l.note = version >= 4;
+    l.rwgp = version >= 5;
     DecisionLog log;
     log.machineCount = int(rd.var());
     log.gpuCount = int(rd.var());
@@ -522,12 +530,13 @@ DecisionLog readDecisionLog(const std::string& path)
     const uint8_t ver = rd.byte();
     if (ver < 1 || ver > kVersion)
         throw std::runtime_error(path + ": decision log format version " + std::to_string(int(ver))
-                                 + " is not supported (this build reads versions 1 to 4)");
+                                 + " is not supported (this build reads versions 1 to 5)");
     Layout l;
     l.v1File = ver == 1;
     l.admissions = ver >= 2;
     l.allocation = ver >= 3;
     l.note = ver >= 4;
+    l.rwgp = ver >= 5;
     DecisionLog log;
     log.machineCount = int(rd.var());
     log.gpuCount = int(rd.var());

@@ -32,6 +32,9 @@ struct PlacementRecord {
     std::vector<uint32_t> machines;
     std::vector<float> affinity;
     std::vector<float> affinityVar;
+    /// A GP placement's posterior per machine, indexed as `affinity` (empty otherwise): DAS's RWGP mean and variance
+    /// of the machine's performance deviation (observed / predicted speed - 1).
+    std::vector<float> rwgpMean, rwgpVar;
     std::string reason;
     /// Machine of the i-th affinity entry, for the dense form (i) and the sparse top-K form (machines[i]).
     int machineOf(size_t i) const { return machines.empty() ? int(i) : (i < machines.size() ? int(machines[i]) : -1); }

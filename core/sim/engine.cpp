@@ -180,7 +180,8 @@ PlacementRecord* SchedContext::loggedPlacement(int job)
 }
 
 void SchedContext::recordPlacement(int job, const std::vector<GpuSlot>& slots, std::vector<float> affinity,
-                                   std::string reason, std::vector<float> affinityVar)
+                                   std::string reason, std::vector<float> affinityVar, std::vector<float> rwgpMean,
+                                   std::vector<float> rwgpVar)
 {
     if (!m_record)
         return;
@@ -191,6 +192,8 @@ void SchedContext::recordPlacement(int job, const std::vector<GpuSlot>& slots, s
         // a start past the limit is kept, without its scores (they are what makes a record big)
         affinity.clear();
         affinityVar.clear();
+        rwgpMean.clear();
+        rwgpVar.clear();
     }
     PlacementRecord pr;
     pr.job = job;
@@ -214,11 +217,17 @@ void SchedContext::recordPlacement(int job, const std::vector<GpuSlot>& slots, s
             pr.affinity.push_back(affinity[i]);
             if (!affinityVar.empty())
                 pr.affinityVar.push_back(affinityVar[i]);
+            if (i < rwgpMean.size() && i < rwgpVar.size()) {
+                pr.rwgpMean.push_back(rwgpMean[i]);
+                pr.rwgpVar.push_back(rwgpVar[i]);
+            }
         }
         pr.machines = std::move(idx);
     } else {
         pr.affinity = std::move(affinity);
         pr.affinityVar = std::move(affinityVar);
+        pr.rwgpMean = std::move(rwgpMean);
+        pr.rwgpVar = std::move(rwgpVar);
     }
     // replace an earlier record of the same job (e.g. made by start() with only a reason)
     if (PlacementRecord* p = loggedPlacement(job); p && p->slots == slots && p->affinity.empty()) {

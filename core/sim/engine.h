@@ -196,8 +196,10 @@ public:
     /// The queue as ordered, highest priority first, with the scores used.
     void recordQueue(std::vector<ScoredJob> ranked);
     /// A placement attempt with one affinity score per machine (dense, machine id order); slots empty = failed.
+    /// rwgpMean/rwgpVar: a GP placement's posterior per machine (PlacementRecord), or empty.
     void recordPlacement(int job, const std::vector<GpuSlot>& slots, std::vector<float> affinity,
-                         std::string reason, std::vector<float> affinityVar = {});
+                         std::string reason, std::vector<float> affinityVar = {}, std::vector<float> rwgpMean = {},
+                         std::vector<float> rwgpVar = {});
     /// A round-based policy's allocation (Gavel's X, jobs x GPU types) in force at this decision.
     void recordAllocation(AllocationRecord allocation);
 

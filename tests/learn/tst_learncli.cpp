@@ -87,6 +87,15 @@ private Q_SLOTS:
                                 "das.wide=sometimes"});
         QVERIFY(bad.code != 0);
         QVERIFY2(bad.err.contains("das.wide must be wait, fast or degrade, not 'sometimes'"), bad.err.constData());
+        // The RWGP kernel (issue 26): an unknown one is refused by run and by train, naming the option.
+        const Result badK = cli({"run", "--policy", "das", "--cluster", "das-case", "--trace", kCaseTrace, "--param",
+                                 "das.rwgp=walk"});
+        QVERIFY(badK.code != 0);
+        QVERIFY2(badK.err.contains("das.rwgp must be similarity or seed, not 'walk'"), badK.err.constData());
+        const Result badT = cli({"train", "--policy", "das", "--cluster", "das-case", "--trace", kCaseTrace, "--rwgp",
+                                 "walk", "--out", "/tmp/ss-never-written.sscp"});
+        QVERIFY(badT.code != 0);
+        QVERIFY2(badT.err.contains("--rwgp must be similarity or seed (got 'walk')"), badT.err.constData());
         // The shipped policy is not the untrained start: where queues form, their decisions differ.
         const Result t = cli({"run", "--policy", "das", "--cluster", "das-case", "--trace", kSmallTrace});
         const Result u = cli({"run", "--policy", "das", "--cluster", "das-case", "--trace", kSmallTrace, "--param",
