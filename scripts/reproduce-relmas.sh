@@ -21,7 +21,8 @@ for load in light heavy; do
       burst=""; [ "$arrivals" = bursty ] && burst="--bursty"
       "$CLI" accel-gen --name "$name" --chip magma-s5 --networks "$nets" --requests "$REQUESTS" --tenants 5 \
         --mix "$mix" --load "$load" $burst --seed 1 --out "$OUT/$name.scenario.json" 2>/dev/null
-      "$CLI" compare --scenario "$OUT/$name.scenario.json" --json > "$OUT/$name.json"
+      "$CLI" compare --scenario "$OUT/$name.scenario.json" --policies fcfs,edf,llf,rr,hetero,search,relmas \
+        --json > "$OUT/$name.json"
       python3 - "$OUT/$name.json" "$name" >> "$OUT/table.md" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
