@@ -176,20 +176,6 @@ void TetrisScheduler::schedule(SchedContext& ctx)
     for (int j : window)
         if (!mustSpan(j) && canPlaceNow(ctx, j))
             cands.push_back(j);
-    // only machines with room for the smallest candidate are visited (segment-tree jumps, not a full scan)
-    int minWhole = std::numeric_limits<int>::max(), minMilli = 1000;
-    bool anyFrac = false;
-    for (int j : cands) {
-        if (ctx.job(j).fractional()) {
-            anyFrac = true;
-            minMilli = std::min(minMilli, ctx.job(j).milli());
-        } else {
-            minWhole = std::min(minWhole, ctx.job(j).wholeGpus());
-        }
-    }
-    auto nextMachine = [&](int from) {
-        return anyFrac ? st.firstMachineWithFreeMilli(minMilli, from) : st.firstMachineWithFree(minWhole, from);
-    };
     // what fitsOn reads of each candidate, unpacked once per decision: the machine loop below visits every
     // machine with room and tests every candidate on it, so this test is the policy's inner loop
     struct Need {
@@ -222,6 +208,37 @@ void TetrisScheduler::schedule(SchedContext& ctx)
         shapeOf[i] = int(k);
     }
     std::vector<char> shapeFits(shapes.size());
+    // only machines with room for some candidate's shape on a type it allows are visited: per (shape, type)
+    // the next such machine, found with the cluster state's per-type trees and kept until the loop passes it
+    // (machines after the one being filled do not change). Visiting a machine with no room would only record
+    // that nothing fits there.
+    struct Scan {
+        int shape, type, next;
+    };
+    std::vector<Scan> scans;
+    for (size_t k = 0; k < shapes.size(); ++k)
+        for (int t = 0; t < int(cl.types.size()) && t < 64; ++t)
+            if ((shapes[k].mask >> t) & 1ULL)
+                scans.push_back({int(k), t, -2});
+    std::vector<int> shapeLeft(shapes.size(), 0); // candidates of each shape not started yet
+    for (int k : shapeOf)
+        ++shapeLeft[size_t(k)];
+    auto nextMachine = [&](int from) {
+        int best = -1;
+        for (Scan& sc : scans) {
+            if (shapeLeft[size_t(sc.shape)] == 0)
+                sc.next = -1; // every candidate of the shape has started
+            if (sc.next == -1)
+                continue; // none at or after an earlier `from`, so none after this one
+            if (sc.next < from) {
+                const Need& n = shapes[size_t(sc.shape)];
+                sc.next = n.frac ? st.firstMachineWithFreeMilli(n.milli, from, sc.type) : st.firstMachineWithFree(n.whole, from, sc.type);
+            }
+            if (sc.next >= 0 && (best < 0 || sc.next < best))
+                best = sc.next;
+        }
+        return best;
+    };
     auto gpusFit = [&](const Need& n, int m) {
         const Machine& mc = cl.machines[size_t(m)];
         if (mc.type >= 64 || !((n.mask >> mc.type) & 1ULL))
@@ -312,6 +329,7 @@ void TetrisScheduler::schedule(SchedContext& ctx)
             ctx.start(best, slots, "tetris");
             const size_t at = size_t(std::find(cands.begin(), cands.end(), best) - cands.begin());
             cands.erase(cands.begin() + long(at));
+            --shapeLeft[size_t(shapeOf[at])];
             need.erase(need.begin() + long(at));
             shapeOf.erase(shapeOf.begin() + long(at));
             byAge.erase(std::find(byAge.begin(), byAge.end(), at));

@@ -14,6 +14,7 @@
 #include "policy/placement.h"
 #include "policy/registry.h"
 #include "policy/runindex.h"
+#include "policy/srtfindex.h"
 
 namespace ss {
 
@@ -130,6 +131,8 @@ private:
     std::vector<int> m_runInQ; // LAS and Gittins: running jobs per queue
     void runInsert(int j, const Key& k);
     void runErase(int j);
+    // SRTF only: running jobs ordered by their work left now (a kinetic order, see srtfindex.h)
+    SrtfRunIndex m_srtf;
 
     // LAS and Gittins: running jobs not in the last queue by predicted threshold-crossing time (fixed while a
     // job runs, as attained service grows linearly). Demotion and the wake-up only look at the front.
