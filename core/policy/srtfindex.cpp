@@ -17,8 +17,24 @@ double SrtfRunIndex::dueTime(const Line& a, const Line& b, double now)
     // f(t) = a(t) - b(t) is piecewise linear between the lines' corners (start of progress, reaching 0);
     // the first t >= now where f comes within eps of 0 (eps far above the rounding of either value)
     constexpr double inf = std::numeric_limits<double>::infinity();
-    const double eps = 1e-9 * (1.0 + a.at(now) + b.at(now));
+    const double va = a.at(now), vb = b.at(now);
+    const double eps = 1e-9 * (1.0 + va + vb);
     auto zero = [](const Line& l) { return l.rate > 0 ? l.from + l.rem / l.rate : inf; };
+    if (now >= a.from && now >= b.from && va > 0 && vb > 0 && a.rate > 0 && b.rate > 0) {
+        // the usual case, both falling: f falls or rises at b.rate - a.rate until the first reaches 0
+        const double f0 = va - vb;
+        if (f0 >= -eps)
+            return now;
+        const double s = b.rate - a.rate, za = zero(a), zb = zero(b);
+        if (s > 0) {
+            const double tc = now + (-eps - f0) / s;
+            if (tc < std::min(za, zb))
+                return tc;
+        } else if (za <= zb) {
+            // a reaches 0 first and stays there; b then comes down to it
+            return std::max(now, zb - eps / b.rate);
+        }
+    }
     double pts[5] = {now, a.from, b.from, zero(a), zero(b)};
     std::sort(pts + 1, pts + 5);
     auto slope = [](const Line& l, double t0) { return t0 >= l.from && l.at(t0) > 0 && l.rate > 0 ? -l.rate : 0.0; };
