@@ -16,6 +16,7 @@
 #include "policy/tetris.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -42,6 +43,10 @@ void TetrisScheduler::reset(const SimSetup& setup)
     m_checked.assign(size_t(setup.cluster.machineCount()), 0);
     m_candSince.assign(setup.trace.jobs.size(), 0);
     m_candLast.assign(setup.trace.jobs.size(), 0);
+    m_windowJobs.clear();
+    m_windowValid = false;
+    m_stoppedSince = false;
+    m_stateSig = {-1, -1, -1, -1};
 }
 
 // CPU and memory of a job are split over its machines in proportion to the GPU share held there.
@@ -62,7 +67,11 @@ void TetrisScheduler::charge(int job, const std::vector<GpuSlot>& slots, double 
     }
 }
 
-void TetrisScheduler::onJobStopped(int job, double, bool, const JobRuntime& rt) { charge(job, rt.slots, -1.0); }
+void TetrisScheduler::onJobStopped(int job, double, bool, const JobRuntime& rt)
+{
+    charge(job, rt.slots, -1.0);
+    m_stoppedSince = true;
+}
 
 bool TetrisScheduler::fitsOn(const SchedContext& ctx, int job, int m) const
 {
@@ -118,11 +127,28 @@ void TetrisScheduler::schedule(SchedContext& ctx)
 {
     const ClusterSpec& cl = ctx.cluster();
     const ClusterState& st = ctx.state();
-    std::vector<int> window;
-    ctx.forEachPending([&](int j) {
-        window.push_back(j);
-        return int(window.size()) < m_window;
-    });
+    // The window (the oldest m_window waiting jobs) is what the last decision used as long as no job started
+    // since and it was full: jobs leave the queue only by starting (this policy's own starts), and the jobs
+    // that join it (arrivals, requeued jobs) join at the back, behind a full window. Reading the queue again
+    // would walk past every job started since the engine last compacted it.
+    const bool sameWindow = m_windowValid;
+    if (!m_windowValid) {
+        m_windowJobs.clear();
+        ctx.forEachPending([&](int j) {
+            m_windowJobs.push_back(j);
+            return int(m_windowJobs.size()) < m_window;
+        });
+        m_windowValid = int(m_windowJobs.size()) >= m_window;
+    }
+    const std::vector<int>& window = m_windowJobs;
+    // Nothing waiting fitted anywhere at the end of the last decision (its machine loop ends only when no
+    // machine has room for a candidate left, and it started nothing, or the window would be stale). With the
+    // same window, no job stopped since and the same free capacity, nothing fits now either: the decision
+    // would only record that, so it is skipped unless decisions are being recorded.
+    const std::array<int64_t, 4> sig {st.totalFreeGpus(), st.usedMilli(), st.fragmentedFreeGpus(), st.busyMachines()};
+    if (sameWindow && !m_stoppedSince && sig == m_stateSig && !ctx.recording())
+        return;
+    m_stoppedSince = false;
     // jobs bigger than every machine of their allowed types must span
     auto mustSpan = [&](int j) {
         return !ctx.job(j).fractional() && ctx.job(j).wholeGpus() > cl.maxGpusPerMachineOf(ctx.rt(j).typeMask);
@@ -327,6 +353,7 @@ void TetrisScheduler::schedule(SchedContext& ctx)
                 ctx.recordPlacement(best, slots, affinityOf(best), "tetris: best packing score on machine " + cl.machines[size_t(m)].name);
             charge(best, slots, +1.0);
             ctx.start(best, slots, "tetris");
+            m_windowValid = false;
             const size_t at = size_t(std::find(cands.begin(), cands.end(), best) - cands.begin());
             cands.erase(cands.begin() + long(at));
             --shapeLeft[size_t(shapeOf[at])];
@@ -348,7 +375,9 @@ void TetrisScheduler::schedule(SchedContext& ctx)
                 ctx.recordPlacement(j, slots, std::move(scores), "tetris: spans machines (consolidate)");
             charge(j, slots, +1.0);
             ctx.start(j, slots, "tetris");
+            m_windowValid = false;
         }
+    m_stateSig = {st.totalFreeGpus(), st.usedMilli(), st.fragmentedFreeGpus(), st.busyMachines()};
 }
 
 namespace {

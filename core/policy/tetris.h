@@ -1,6 +1,7 @@
 #pragma once
 // Tetris (Grandl et al., SIGCOMM'14) as a joint ordering + placement policy, in the multi-resource form
 // DL2's tetris_env.py uses (GPU, CPU, memory per machine). See tetris.cpp for the variant chosen.
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -33,6 +34,10 @@ private:
     // m_candSince[job] to m_candLast[job].
     uint64_t m_decision = 0;
     std::vector<uint64_t> m_checked, m_candSince, m_candLast;
+    std::vector<int> m_windowJobs; ///< the window of the last decision
+    bool m_windowValid = false;    ///< still the window: full, and no job started since
+    bool m_stoppedSince = false;   ///< a job stopped since the last decision
+    std::array<int64_t, 4> m_stateSig {-1, -1, -1, -1}; ///< free capacity at the end of the last decision
     void charge(int job, const std::vector<GpuSlot>& slots, double sign);
     bool fitsOn(const SchedContext& ctx, int job, int m) const;
     double align(const SchedContext& ctx, int job, int m) const;
