@@ -34,6 +34,13 @@ private:
     // m_candSince[job] to m_candLast[job].
     uint64_t m_decision = 0;
     std::vector<uint64_t> m_checked, m_candSince, m_candLast;
+    std::vector<int> m_jWhole, m_jMilli; ///< per job: whole GPUs (0 if fractional), thousandths of a GPU
+    std::vector<char> m_jFrac;
+    std::vector<int> m_qNext;      ///< the waiting jobs in queue order, a list (see schedule())
+    int m_qHead = -1, m_qTail = -1;
+    size_t m_scan = 0;             ///< jobs before it have arrived
+    bool m_resync = true;          ///< read the queue from the engine again
+    void queuePush(int j);
     std::vector<int> m_windowJobs; ///< the window of the last decision
     bool m_windowValid = false;    ///< still the window: full, and no job started since
     bool m_stoppedSince = false;   ///< a job stopped since the last decision

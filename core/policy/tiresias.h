@@ -54,7 +54,7 @@ enum class PreemptOrder { Srtf, Las, Gittins };
 /// Walks all jobs (running + pending) in priority order, admits what fits by GPU count, preempts running
 /// jobs that no longer fit, then places the newly admitted ones (Tiresias semantics). Cost per decision:
 /// O(log n) amortised when the waiting jobs that outrank a running job fit in the free GPUs; otherwise a walk
-/// over the running jobs (LAS keeps them ordered; SRTF and Gittins recompute and sort their keys then).
+/// over the running jobs (LAS keeps them ordered, SRTF in a kinetic order; Gittins recomputes and sorts its keys).
 class PreemptiveScheduler : public Scheduler {
 public:
     PreemptiveScheduler(std::string name, PreemptOrder order, std::unique_ptr<Placement> placement,

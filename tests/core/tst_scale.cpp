@@ -2,7 +2,8 @@
 // Tetris's incremental fit tests) keep their invariants on 100,000 jobs: no GPU share is ever granted beyond
 // the GPU, and every job ends exactly once. RunConfig::checkInvariants rechecks the whole state after every
 // decision, which is too slow here, so an observer keeps the per-GPU shares and checks them as jobs start and
-// stop, and the job records are checked at the end (Tetris on 20,000 jobs, to keep the test short). Also: RunIndex against a plain walk.
+// stop, and the job records are checked at the end (Tetris and SRTF on 20,000 jobs, to keep the test short). Also:
+// RunIndex against a plain walk, and MovingIndex (SRTF's kinetic running order) against a sort.
 #include <QtTest>
 
 #include <algorithm>
