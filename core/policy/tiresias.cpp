@@ -116,6 +116,7 @@ void PreemptiveScheduler::reset(const SimSetup& setup)
             m_minGpus = std::min(m_minGpus, j.gpus);
     m_scan = 0;
     m_reenter.clear();
+    m_adopt.clear();
     m_bucketIndex.clear();
     m_buckets.clear();
     m_jobBucket.assign(n, -1);
@@ -405,6 +406,22 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
             enqueue(ctx, j);
         }
     m_reenter.clear();
+    for (int j : m_adopt) // running from the start state: held, and in the running order, from now on
+        if (ctx.rt(j).status == JobStatus::Running) {
+            account(j, ctx.rt(j).slots, +1);
+            m_t0[size_t(j)] = now;
+            m_zone[size_t(j)] = 0;
+            m_seq[size_t(j)] = las ? ++m_run : ++m_back;
+            if (las) {
+                ++m_runInQ[size_t(m_q[size_t(j)])];
+                crossSet(ctx, j);
+            }
+            if (m_order == PreemptOrder::Srtf)
+                m_srtf.insert(ctx, j);
+            else if (m_order == PreemptOrder::Las)
+                runInsert(j, keyFor(ctx, j));
+        }
+    m_adopt.clear();
     if (m_order == PreemptOrder::Srtf)
         m_srtf.sync(ctx);
     if (las) {
@@ -663,7 +680,10 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
     const char* reason = m_order == PreemptOrder::Srtf ? "srtf" : m_order == PreemptOrder::Las ? "las" : "gittins";
     for (const auto& w : walk) {
         const int j = w.second;
-        if (!placeAndStart(ctx, j, *m_place, reason))
+        m_ownStart = true;
+        const bool started = placeAndStart(ctx, j, *m_place, reason);
+        m_ownStart = false;
+        if (!started)
             continue; // admitted by count but fragmented (fractional): stays pending
         account(j, ctx.rt(j).slots, +1);
         removePending(j);

@@ -63,6 +63,12 @@ public:
     void reset(const SimSetup& setup) override;
     void schedule(SchedContext& ctx) override;
     void onJobStopped(int job, double now, bool finished, const JobRuntime& rt) override;
+    /// A job started by someone else (a run's start state) is taken in at the next decision.
+    void onJobStarted(int job, double, const JobRuntime&) override
+    {
+        if (!m_ownStart)
+            m_adopt.push_back(job);
+    }
     bool hasAdmission() const override { return true; }
     AdmissionRecord admit(const SchedContext& ctx, int job) override;
 
@@ -97,7 +103,8 @@ private:
     const Trace* m_trace = nullptr;
 
     size_t m_scan = 0;
-    std::vector<int> m_reenter;
+    std::vector<int> m_reenter, m_adopt;
+    bool m_ownStart = false;
     std::map<std::pair<uint64_t, int>, int> m_bucketIndex;
     std::vector<Bucket> m_buckets;
     std::vector<int> m_jobBucket;
