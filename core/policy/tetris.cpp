@@ -59,7 +59,7 @@ void TetrisScheduler::reset(const SimSetup& setup)
     m_qHead = m_qTail = -1;
     m_scan = 0;
     m_resync = true;
-    m_stateSig = {-1, -1, -1, -1};
+    m_stateSig.clear();
 }
 
 // CPU and memory of a job are split over its machines in proportion to the GPU share held there.
@@ -204,8 +204,11 @@ void TetrisScheduler::schedule(SchedContext& ctx)
     // machine has room for a candidate left, and it started nothing, or the window would be stale). With the
     // same window, no job stopped since and the same free capacity, nothing fits now either: the decision
     // would only record that, so it is skipped unless decisions are being recorded.
-    const std::array<int64_t, 4> sig {st.totalFreeGpus(), st.usedMilli(), st.fragmentedFreeGpus(), st.busyMachines()};
-    if (sameWindow && !m_stoppedSince && sig == m_stateSig && !ctx.recording())
+    // (Capacity comes back without a stop only through machine events, which change these counts; failing one
+    // idle machine and restoring another of the same type and GPU count at the same instant would not, and
+    // then only a CPU or memory difference between the two could make a job fit where it did not.)
+    stateSignature(st, m_sigScratch);
+    if (sameWindow && !m_stoppedSince && m_sigScratch == m_stateSig && !ctx.recording())
         return;
     m_stoppedSince = false;
     // jobs bigger than every machine of their allowed types must span
@@ -453,7 +456,14 @@ void TetrisScheduler::schedule(SchedContext& ctx)
             ctx.start(j, slots, "tetris");
             m_windowValid = false;
         }
-    m_stateSig = {st.totalFreeGpus(), st.usedMilli(), st.fragmentedFreeGpus(), st.busyMachines()};
+    stateSignature(st, m_stateSig);
+}
+
+void TetrisScheduler::stateSignature(const ClusterState& st, std::vector<int64_t>& out) const
+{
+    out.assign({st.totalFreeGpus(), st.usedMilli(), st.fragmentedFreeGpus(), st.busyMachines()});
+    for (int t = 0; t < int(m_cluster->types.size()); ++t)
+        out.push_back(st.freeGpusOfType(t));
 }
 
 namespace {

@@ -44,7 +44,8 @@ private:
     std::vector<int> m_windowJobs; ///< the window of the last decision
     bool m_windowValid = false;    ///< still the window: full, and no job started since
     bool m_stoppedSince = false;   ///< a job stopped since the last decision
-    std::array<int64_t, 4> m_stateSig {-1, -1, -1, -1}; ///< free capacity at the end of the last decision
+    std::vector<int64_t> m_stateSig, m_sigScratch; ///< free capacity at the end of the last decision, and now
+    void stateSignature(const ClusterState& st, std::vector<int64_t>& out) const;
     void charge(int job, const std::vector<GpuSlot>& slots, double sign);
     bool fitsOn(const SchedContext& ctx, int job, int m) const;
     double align(const SchedContext& ctx, int job, int m) const;
