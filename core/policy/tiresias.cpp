@@ -406,6 +406,8 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
             enqueue(ctx, j);
         }
     m_reenter.clear();
+    if (m_order == PreemptOrder::Srtf)
+        m_srtf.sync(ctx);
     for (int j : m_adopt) // running from the start state: held, and in the running order, from now on
         if (ctx.rt(j).status == JobStatus::Running) {
             account(j, ctx.rt(j).slots, +1);
@@ -422,8 +424,6 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
                 runInsert(j, keyFor(ctx, j));
         }
     m_adopt.clear();
-    if (m_order == PreemptOrder::Srtf)
-        m_srtf.sync(ctx);
     if (las) {
         demoteRunning(ctx);
         if (m_knob > 0)
