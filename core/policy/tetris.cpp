@@ -16,6 +16,7 @@
 #include "policy/tetris.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -42,6 +43,23 @@ void TetrisScheduler::reset(const SimSetup& setup)
     m_checked.assign(size_t(setup.cluster.machineCount()), 0);
     m_candSince.assign(setup.trace.jobs.size(), 0);
     m_candLast.assign(setup.trace.jobs.size(), 0);
+    m_windowJobs.clear();
+    m_windowValid = false;
+    m_stoppedSince = false;
+    m_qNext.assign(setup.trace.jobs.size(), -1);
+    m_jWhole.resize(setup.trace.jobs.size());
+    m_jMilli.resize(setup.trace.jobs.size());
+    m_jFrac.resize(setup.trace.jobs.size());
+    for (size_t j = 0; j < setup.trace.jobs.size(); ++j) {
+        const Job& jb = setup.trace.jobs[j];
+        m_jFrac[j] = jb.fractional() ? 1 : 0;
+        m_jWhole[j] = jb.fractional() ? 0 : jb.wholeGpus();
+        m_jMilli[j] = jb.fractional() ? jb.milli() : 1000 * jb.wholeGpus();
+    }
+    m_qHead = m_qTail = -1;
+    m_scan = 0;
+    m_resync = true;
+    m_stateSig.clear();
 }
 
 // CPU and memory of a job are split over its machines in proportion to the GPU share held there.
@@ -62,7 +80,23 @@ void TetrisScheduler::charge(int job, const std::vector<GpuSlot>& slots, double 
     }
 }
 
-void TetrisScheduler::onJobStopped(int job, double, bool, const JobRuntime& rt) { charge(job, rt.slots, -1.0); }
+void TetrisScheduler::onJobStopped(int job, double, bool finished, const JobRuntime& rt)
+{
+    charge(job, rt.slots, -1.0);
+    m_stoppedSince = true;
+    if (!finished)
+        m_resync = true; // back in the engine's queue
+}
+
+void TetrisScheduler::queuePush(int j)
+{
+    m_qNext[size_t(j)] = -1;
+    if (m_qTail >= 0)
+        m_qNext[size_t(m_qTail)] = j;
+    else
+        m_qHead = j;
+    m_qTail = j;
+}
 
 bool TetrisScheduler::fitsOn(const SchedContext& ctx, int job, int m) const
 {
@@ -70,7 +104,7 @@ bool TetrisScheduler::fitsOn(const SchedContext& ctx, int job, int m) const
     const Job& jb = ctx.job(job);
     if (mc.type >= 64 || !((ctx.rt(job).typeMask >> mc.type) & 1ULL))
         return false;
-    if (jb.fractional() ? ctx.state().maxFreeMilliOn(m) < jb.milli() : ctx.state().freeGpus(m) < jb.wholeGpus())
+    if (m_jFrac[size_t(job)] ? ctx.state().maxFreeMilliOn(m) < m_jMilli[size_t(job)] : ctx.state().freeGpus(m) < m_jWhole[size_t(job)])
         return false;
     // a demand above the machine's whole capacity is capped at it, so such a job is not blocked forever
     if (mc.cpus > 0 && jb.cpu > 0 && mc.cpus - m_cpuUsed[size_t(m)] + 1e-9 < std::min<double>(jb.cpu, mc.cpus))
@@ -85,8 +119,9 @@ double TetrisScheduler::align(const SchedContext& ctx, int job, int m) const
     const Machine& mc = ctx.cluster().machines[size_t(m)];
     const Job& jb = ctx.job(job);
     const double g = std::max(1, mc.gpus);
-    const double freeG = ctx.state().freeGpus(m) + (jb.fractional() ? ctx.state().maxFreeMilliOn(m) / 1000.0 : 0.0);
-    double a = (freeG / g) * ((jb.fractional() ? jb.milli() / 1000.0 : jb.wholeGpus()) / g);
+    const bool frac = m_jFrac[size_t(job)];
+    const double freeG = ctx.state().freeGpus(m) + (frac ? ctx.state().maxFreeMilliOn(m) / 1000.0 : 0.0);
+    double a = (freeG / g) * ((frac ? m_jMilli[size_t(job)] / 1000.0 : m_jWhole[size_t(job)]) / g);
     if (mc.cpus > 0 && jb.cpu > 0)
         a += ((mc.cpus - m_cpuUsed[size_t(m)]) / mc.cpus) * (jb.cpu / mc.cpus);
     if (mc.memoryGb > 0 && jb.memGb > 0)
@@ -99,7 +134,7 @@ double TetrisScheduler::work(const SchedContext& ctx, int job, int m) const
     const Machine& mc = ctx.cluster().machines[size_t(m)];
     const Job& jb = ctx.job(job);
     const double g = std::max(1, mc.gpus);
-    double d = (jb.fractional() ? jb.milli() / 1000.0 : jb.wholeGpus()) / g;
+    double d = (m_jFrac[size_t(job)] ? m_jMilli[size_t(job)] / 1000.0 : m_jWhole[size_t(job)]) / g;
     if (mc.cpus > 0 && jb.cpu > 0)
         d += jb.cpu / mc.cpus;
     if (mc.memoryGb > 0 && jb.memGb > 0)
@@ -118,14 +153,67 @@ void TetrisScheduler::schedule(SchedContext& ctx)
 {
     const ClusterSpec& cl = ctx.cluster();
     const ClusterState& st = ctx.state();
-    std::vector<int> window;
-    ctx.forEachPending([&](int j) {
-        window.push_back(j);
-        return int(window.size()) < m_window;
-    });
+    // The window (the oldest m_window waiting jobs) is what the last decision used as long as no job started
+    // since and it was full: jobs leave the queue only by starting (this policy's own starts), and the jobs
+    // that join it (arrivals, requeued jobs) join at the back, behind a full window. Reading the queue again
+    // would walk past every job started since the engine last compacted it.
+    // The waiting jobs in queue order, mirrored here as a list (the engine's queue skips, at every read, the
+    // entries of every job started since it last compacted it, which grows with the queue). Jobs join the
+    // engine's queue at the back: arrivals in trace order, and jobs that stopped unfinished (machine failures;
+    // this policy never preempts) or were admitted late, after which the list is read again from the engine.
+    if (m_resync || !ctx.admittedLate().empty()) {
+        m_qHead = m_qTail = -1;
+        ctx.forEachPending([&](int j) {
+            queuePush(j);
+            return true;
+        });
+        while (m_scan < size_t(ctx.jobCount()) && ctx.rt(int(m_scan)).status != JobStatus::Future)
+            ++m_scan;
+        m_resync = false;
+        m_windowValid = false;
+    } else {
+        for (; m_scan < size_t(ctx.jobCount()) && ctx.rt(int(m_scan)).status != JobStatus::Future; ++m_scan)
+            if (ctx.rt(int(m_scan)).status == JobStatus::Pending)
+                queuePush(int(m_scan));
+    }
+    // The window (the oldest m_window waiting jobs) is what the last decision used as long as no job started
+    // since and it was full: the jobs that join the queue join behind a full window.
+    const bool sameWindow = m_windowValid;
+    if (!m_windowValid) {
+        m_windowJobs.clear();
+        int prev = -1;
+        for (int j = m_qHead; j >= 0 && int(m_windowJobs.size()) < m_window;) {
+            const int nx = m_qNext[size_t(j)];
+            if (ctx.rt(j).status != JobStatus::Pending) { // started: out of the list for good
+                if (prev < 0)
+                    m_qHead = nx;
+                else
+                    m_qNext[size_t(prev)] = nx;
+                if (m_qTail == j)
+                    m_qTail = prev;
+            } else {
+                m_windowJobs.push_back(j);
+                prev = j;
+            }
+            j = nx;
+        }
+        m_windowValid = int(m_windowJobs.size()) >= m_window;
+    }
+    const std::vector<int>& window = m_windowJobs;
+    // Nothing waiting fitted anywhere at the end of the last decision (its machine loop ends only when no
+    // machine has room for a candidate left, and it started nothing, or the window would be stale). With the
+    // same window, no job stopped since and the same free capacity, nothing fits now either: the decision
+    // would only record that, so it is skipped unless decisions are being recorded.
+    // (Capacity comes back without a stop only through machine events, which change these counts; failing one
+    // idle machine and restoring another of the same type and GPU count at the same instant would not, and
+    // then only a CPU or memory difference between the two could make a job fit where it did not.)
+    stateSignature(st, m_sigScratch);
+    if (sameWindow && !m_stoppedSince && m_sigScratch == m_stateSig && !ctx.recording())
+        return;
+    m_stoppedSince = false;
     // jobs bigger than every machine of their allowed types must span
     auto mustSpan = [&](int j) {
-        return !ctx.job(j).fractional() && ctx.job(j).wholeGpus() > cl.maxGpusPerMachineOf(ctx.rt(j).typeMask);
+        return !m_jFrac[size_t(j)] && m_jWhole[size_t(j)] > cl.maxGpusPerMachineOf(ctx.rt(j).typeMask);
     };
     auto weightOn = [&](const std::vector<int>& cands, int m) {
         double sa = 0, sw = 0;
@@ -172,24 +260,26 @@ void TetrisScheduler::schedule(SchedContext& ctx)
         ctx.recordQueue(std::move(ranked));
     }
 
+    // whether a job may start now on one machine: the same for every job of one shape (type mask and demand)
+    struct ShapeVerdict {
+        uint64_t mask;
+        int milli;
+        char frac, ok;
+    };
+    std::vector<ShapeVerdict> verdicts;
+    auto fitsSomewhere = [&](int j) {
+        const uint64_t mask = ctx.rt(j).typeMask;
+        for (const ShapeVerdict& v : verdicts)
+            if (v.mask == mask && v.milli == m_jMilli[size_t(j)] && v.frac == m_jFrac[size_t(j)])
+                return v.ok != 0;
+        const bool ok = !mustSpan(j) && canPlaceNow(ctx, j);
+        verdicts.push_back({mask, m_jMilli[size_t(j)], m_jFrac[size_t(j)], char(ok ? 1 : 0)});
+        return ok;
+    };
     std::vector<int> cands;
     for (int j : window)
-        if (!mustSpan(j) && canPlaceNow(ctx, j))
+        if (fitsSomewhere(j))
             cands.push_back(j);
-    // only machines with room for the smallest candidate are visited (segment-tree jumps, not a full scan)
-    int minWhole = std::numeric_limits<int>::max(), minMilli = 1000;
-    bool anyFrac = false;
-    for (int j : cands) {
-        if (ctx.job(j).fractional()) {
-            anyFrac = true;
-            minMilli = std::min(minMilli, ctx.job(j).milli());
-        } else {
-            minWhole = std::min(minWhole, ctx.job(j).wholeGpus());
-        }
-    }
-    auto nextMachine = [&](int from) {
-        return anyFrac ? st.firstMachineWithFreeMilli(minMilli, from) : st.firstMachineWithFree(minWhole, from);
-    };
     // what fitsOn reads of each candidate, unpacked once per decision: the machine loop below visits every
     // machine with room and tests every candidate on it, so this test is the policy's inner loop
     struct Need {
@@ -201,8 +291,9 @@ void TetrisScheduler::schedule(SchedContext& ctx)
     std::vector<Need> need(cands.size());
     for (size_t i = 0; i < cands.size(); ++i) {
         const Job& jb = ctx.job(cands[i]);
-        need[i] = {ctx.rt(cands[i]).typeMask, jb.fractional() ? 0 : jb.wholeGpus(), jb.fractional() ? jb.milli() : 0,
-                   jb.fractional(), jb.cpu, jb.memGb};
+        const bool frac = m_jFrac[size_t(cands[i])];
+        need[i] = {ctx.rt(cands[i]).typeMask, m_jWhole[size_t(cands[i])], frac ? m_jMilli[size_t(cands[i])] : 0, frac, jb.cpu,
+                   jb.memGb};
     }
     // candidates of one GPU shape pass or fail the type and GPU tests together: a machine where no shape
     // fits is skipped after one test per shape
@@ -222,6 +313,37 @@ void TetrisScheduler::schedule(SchedContext& ctx)
         shapeOf[i] = int(k);
     }
     std::vector<char> shapeFits(shapes.size());
+    // only machines with room for some candidate's shape on a type it allows are visited: per (shape, type)
+    // the next such machine, found with the cluster state's per-type trees and kept until the loop passes it
+    // (machines after the one being filled do not change). Visiting a machine with no room would only record
+    // that nothing fits there.
+    struct Scan {
+        int shape, type, next;
+    };
+    std::vector<Scan> scans;
+    for (size_t k = 0; k < shapes.size(); ++k)
+        for (int t = 0; t < int(cl.types.size()) && t < 64; ++t)
+            if ((shapes[k].mask >> t) & 1ULL)
+                scans.push_back({int(k), t, -2});
+    std::vector<int> shapeLeft(shapes.size(), 0); // candidates of each shape not started yet
+    for (int k : shapeOf)
+        ++shapeLeft[size_t(k)];
+    auto nextMachine = [&](int from) {
+        int best = -1;
+        for (Scan& sc : scans) {
+            if (shapeLeft[size_t(sc.shape)] == 0)
+                sc.next = -1; // every candidate of the shape has started
+            if (sc.next == -1)
+                continue; // none at or after an earlier `from`, so none after this one
+            if (sc.next < from) {
+                const Need& n = shapes[size_t(sc.shape)];
+                sc.next = n.frac ? st.firstMachineWithFreeMilli(n.milli, from, sc.type) : st.firstMachineWithFree(n.whole, from, sc.type);
+            }
+            if (sc.next >= 0 && (best < 0 || sc.next < best))
+                best = sc.next;
+        }
+        return best;
+    };
     auto gpusFit = [&](const Need& n, int m) {
         const Machine& mc = cl.machines[size_t(m)];
         if (mc.type >= 64 || !((n.mask >> mc.type) & 1ULL))
@@ -310,8 +432,10 @@ void TetrisScheduler::schedule(SchedContext& ctx)
                 ctx.recordPlacement(best, slots, affinityOf(best), "tetris: best packing score on machine " + cl.machines[size_t(m)].name);
             charge(best, slots, +1.0);
             ctx.start(best, slots, "tetris");
+            m_windowValid = false;
             const size_t at = size_t(std::find(cands.begin(), cands.end(), best) - cands.begin());
             cands.erase(cands.begin() + long(at));
+            --shapeLeft[size_t(shapeOf[at])];
             need.erase(need.begin() + long(at));
             shapeOf.erase(shapeOf.begin() + long(at));
             byAge.erase(std::find(byAge.begin(), byAge.end(), at));
@@ -330,7 +454,16 @@ void TetrisScheduler::schedule(SchedContext& ctx)
                 ctx.recordPlacement(j, slots, std::move(scores), "tetris: spans machines (consolidate)");
             charge(j, slots, +1.0);
             ctx.start(j, slots, "tetris");
+            m_windowValid = false;
         }
+    stateSignature(st, m_stateSig);
+}
+
+void TetrisScheduler::stateSignature(const ClusterState& st, std::vector<int64_t>& out) const
+{
+    out.assign({st.totalFreeGpus(), st.usedMilli(), st.fragmentedFreeGpus(), st.busyMachines()});
+    for (int t = 0; t < int(m_cluster->types.size()); ++t)
+        out.push_back(st.freeGpusOfType(t));
 }
 
 namespace {

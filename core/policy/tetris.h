@@ -1,6 +1,7 @@
 #pragma once
 // Tetris (Grandl et al., SIGCOMM'14) as a joint ordering + placement policy, in the multi-resource form
 // DL2's tetris_env.py uses (GPU, CPU, memory per machine). See tetris.cpp for the variant chosen.
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -33,6 +34,18 @@ private:
     // m_candSince[job] to m_candLast[job].
     uint64_t m_decision = 0;
     std::vector<uint64_t> m_checked, m_candSince, m_candLast;
+    std::vector<int> m_jWhole, m_jMilli; ///< per job: whole GPUs (0 if fractional), thousandths of a GPU
+    std::vector<char> m_jFrac;
+    std::vector<int> m_qNext;      ///< the waiting jobs in queue order, a list (see schedule())
+    int m_qHead = -1, m_qTail = -1;
+    size_t m_scan = 0;             ///< jobs before it have arrived
+    bool m_resync = true;          ///< read the queue from the engine again
+    void queuePush(int j);
+    std::vector<int> m_windowJobs; ///< the window of the last decision
+    bool m_windowValid = false;    ///< still the window: full, and no job started since
+    bool m_stoppedSince = false;   ///< a job stopped since the last decision
+    std::vector<int64_t> m_stateSig, m_sigScratch; ///< free capacity at the end of the last decision, and now
+    void stateSignature(const ClusterState& st, std::vector<int64_t>& out) const;
     void charge(int job, const std::vector<GpuSlot>& slots, double sign);
     bool fitsOn(const SchedContext& ctx, int job, int m) const;
     double align(const SchedContext& ctx, int job, int m) const;

@@ -102,6 +102,8 @@ void PreemptiveScheduler::reset(const SimSetup& setup)
     const size_t n = setup.trace.jobs.size();
     m_use.assign(n * m_types, 0);
     m_runIdx.reset(n, m_types);
+    if (m_order == PreemptOrder::Srtf)
+        m_srtf.reset(setup.cluster, n, m_types, &m_seq, &m_use);
     m_runKey.assign(n, Key {});
     m_inRun.assign(n, 0);
     m_cross.clear();
@@ -114,6 +116,7 @@ void PreemptiveScheduler::reset(const SimSetup& setup)
             m_minGpus = std::min(m_minGpus, j.gpus);
     m_scan = 0;
     m_reenter.clear();
+    m_adopt.clear();
     m_bucketIndex.clear();
     m_buckets.clear();
     m_jobBucket.assign(n, -1);
@@ -251,6 +254,8 @@ void PreemptiveScheduler::onJobStopped(int job, double, bool finished, const Job
 {
     account(job, rt.slots, -1);
     runErase(job);
+    if (m_order == PreemptOrder::Srtf)
+        m_srtf.erase(job, rt);
     crossErase(job);
     if (!m_runInQ.empty())
         --m_runInQ[size_t(m_q[size_t(job)])];
@@ -401,6 +406,24 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
             enqueue(ctx, j);
         }
     m_reenter.clear();
+    if (m_order == PreemptOrder::Srtf)
+        m_srtf.sync(ctx);
+    for (int j : m_adopt) // running from the start state: held, and in the running order, from now on
+        if (ctx.rt(j).status == JobStatus::Running) {
+            account(j, ctx.rt(j).slots, +1);
+            m_t0[size_t(j)] = now;
+            m_zone[size_t(j)] = 0;
+            m_seq[size_t(j)] = las ? ++m_run : ++m_back;
+            if (las) {
+                ++m_runInQ[size_t(m_q[size_t(j)])];
+                crossSet(ctx, j);
+            }
+            if (m_order == PreemptOrder::Srtf)
+                m_srtf.insert(ctx, j);
+            else if (m_order == PreemptOrder::Las)
+                runInsert(j, keyFor(ctx, j));
+        }
+    m_adopt.clear();
     if (las) {
         demoteRunning(ctx);
         if (m_knob > 0)
@@ -444,9 +467,21 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
         }
     };
 
-    // Running jobs in priority order: LAS keeps them ordered (m_runIdx); SRTF and Gittins keys move with
-    // time at a per-job rate, so they are recomputed and sorted when the full walk needs them.
-    const bool ordered = m_order == PreemptOrder::Las;
+    // Running jobs in priority order: LAS keeps them ordered (m_runIdx), SRTF in the order of their work left
+    // now (m_srtf); Gittins keys move with time at a per-job rate, so they are recomputed and sorted when the
+    // full walk needs them.
+    const bool srtf = m_order == PreemptOrder::Srtf;
+    const bool ordered = m_order == PreemptOrder::Las || srtf;
+    auto firstNotFitting = [&](const RunIndex::Pos* from, const RunIndex::Pos* to) {
+        if (!srtf)
+            return m_runIdx.firstNotFitting(from, to, bud.data());
+        MovingIndex::Pos f {}, t {};
+        if (from)
+            f = {from->key, from->job};
+        if (to)
+            t = {to->key, to->job};
+        return m_srtf.firstNotFitting(from ? &f : nullptr, to ? &t : nullptr, bud.data());
+    };
     std::vector<std::pair<Key, int>>& run = m_runScratch;
     run.clear();
     bool runBuilt = false;
@@ -483,7 +518,7 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
         bool haveKmax = false;
         int qmax = -1;
         if (ordered) {
-            kmax = m_runIdx.last().key;
+            kmax = srtf ? m_srtf.last().key : m_runIdx.last().key;
             haveKmax = true;
         } else if (las) {
             for (int q = int(m_runInQ.size()) - 1; q >= 0 && qmax < 0; --q)
@@ -577,11 +612,11 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
             if (pb >= 0)
                 to = {cur[size_t(pb)]->key, std::numeric_limits<int>::max()};
             for (;;) {
-                const int j = m_runIdx.firstNotFitting(haveRunFrom ? &runFrom : nullptr, pb >= 0 ? &to : nullptr, bud.data());
+                const int j = firstNotFitting(haveRunFrom ? &runFrom : nullptr, pb >= 0 ? &to : nullptr);
                 if (j < 0)
                     break;
                 toPreempt.push_back(j);
-                runFrom = {m_runKey[size_t(j)], j};
+                runFrom = {srtf ? m_srtf.keyNow(j) : m_runKey[size_t(j)], j};
                 haveRunFrom = true;
             }
             if (pb < 0)
@@ -645,7 +680,10 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
     const char* reason = m_order == PreemptOrder::Srtf ? "srtf" : m_order == PreemptOrder::Las ? "las" : "gittins";
     for (const auto& w : walk) {
         const int j = w.second;
-        if (!placeAndStart(ctx, j, *m_place, reason))
+        m_ownStart = true;
+        const bool started = placeAndStart(ctx, j, *m_place, reason);
+        m_ownStart = false;
+        if (!started)
             continue; // admitted by count but fragmented (fractional): stays pending
         account(j, ctx.rt(j).slots, +1);
         removePending(j);
@@ -657,7 +695,9 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
             if (m_zone[size_t(j)] == 1)
                 joined.push_back(w);
         }
-        if (ordered)
+        if (srtf)
+            m_srtf.insert(ctx, j);
+        else if (ordered)
             runInsert(j, w.first);
     }
     if (las) {

@@ -14,6 +14,7 @@
 #include "policy/placement.h"
 #include "policy/registry.h"
 #include "policy/runindex.h"
+#include "policy/srtfindex.h"
 
 namespace ss {
 
@@ -53,7 +54,7 @@ enum class PreemptOrder { Srtf, Las, Gittins };
 /// Walks all jobs (running + pending) in priority order, admits what fits by GPU count, preempts running
 /// jobs that no longer fit, then places the newly admitted ones (Tiresias semantics). Cost per decision:
 /// O(log n) amortised when the waiting jobs that outrank a running job fit in the free GPUs; otherwise a walk
-/// over the running jobs (LAS keeps them ordered; SRTF and Gittins recompute and sort their keys then).
+/// over the running jobs (LAS keeps them ordered, SRTF in a kinetic order; Gittins recomputes and sorts its keys).
 class PreemptiveScheduler : public Scheduler {
 public:
     PreemptiveScheduler(std::string name, PreemptOrder order, std::unique_ptr<Placement> placement,
@@ -62,6 +63,12 @@ public:
     void reset(const SimSetup& setup) override;
     void schedule(SchedContext& ctx) override;
     void onJobStopped(int job, double now, bool finished, const JobRuntime& rt) override;
+    /// A job started by someone else (a run's start state) is taken in at the next decision.
+    void onJobStarted(int job, double, const JobRuntime&) override
+    {
+        if (!m_ownStart)
+            m_adopt.push_back(job);
+    }
     bool hasAdmission() const override { return true; }
     AdmissionRecord admit(const SchedContext& ctx, int job) override;
 
@@ -96,7 +103,8 @@ private:
     const Trace* m_trace = nullptr;
 
     size_t m_scan = 0;
-    std::vector<int> m_reenter;
+    std::vector<int> m_reenter, m_adopt;
+    bool m_ownStart = false;
     std::map<std::pair<uint64_t, int>, int> m_bucketIndex;
     std::vector<Bucket> m_buckets;
     std::vector<int> m_jobBucket;
@@ -130,6 +138,8 @@ private:
     std::vector<int> m_runInQ; // LAS and Gittins: running jobs per queue
     void runInsert(int j, const Key& k);
     void runErase(int j);
+    // SRTF only: running jobs ordered by their work left now (a kinetic order, see srtfindex.h)
+    SrtfRunIndex m_srtf;
 
     // LAS and Gittins: running jobs not in the last queue by predicted threshold-crossing time (fixed while a
     // job runs, as attained service grows linearly). Demotion and the wake-up only look at the front.

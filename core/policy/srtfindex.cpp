@@ -1,0 +1,161 @@
+#include "policy/srtfindex.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace ss {
+
+double SrtfRunIndex::Line::at(double t) const
+{
+    // as JobRuntime::remainingAt
+    return std::max(0.0, rem - std::max(0.0, t - from) * rate);
+}
+
+double SrtfRunIndex::dueTime(const Line& a, const Line& b, double now)
+{
+    // f(t) = a(t) - b(t) is piecewise linear between the lines' corners (start of progress, reaching 0);
+    // the first t >= now where f comes within eps of 0 (eps far above the rounding of either value)
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    const double va = a.at(now), vb = b.at(now);
+    const double eps = 1e-9 * (1.0 + va + vb);
+    auto zero = [](const Line& l) { return l.rate > 0 ? l.from + l.rem / l.rate : inf; };
+    if (now >= a.from && now >= b.from && va > 0 && vb > 0 && a.rate > 0 && b.rate > 0) {
+        // the usual case, both falling: f falls or rises at b.rate - a.rate until the first reaches 0
+        const double f0 = va - vb;
+        if (f0 >= -eps)
+            return now;
+        const double s = b.rate - a.rate, za = zero(a), zb = zero(b);
+        if (s > 0) {
+            const double tc = now + (-eps - f0) / s;
+            if (tc < std::min(za, zb))
+                return tc;
+        } else if (za <= zb) {
+            // a reaches 0 first and stays there; b then comes down to it
+            return std::max(now, zb - eps / b.rate);
+        }
+    }
+    double pts[5] = {now, a.from, b.from, zero(a), zero(b)};
+    std::sort(pts + 1, pts + 5);
+    auto slope = [](const Line& l, double t0) { return t0 >= l.from && l.at(t0) > 0 && l.rate > 0 ? -l.rate : 0.0; };
+    double t0 = now;
+    for (int i = 1; i <= 5; ++i) {
+        const double t1 = i < 5 ? pts[i] : inf;
+        if (t1 <= t0)
+            continue;
+        const double f0 = a.at(t0) - b.at(t0);
+        if (f0 >= -eps)
+            return t0;
+        const double s = slope(a, t0) - slope(b, t0);
+        if (s > 0) {
+            const double tc = t0 + (-eps - f0) / s;
+            if (tc < t1)
+                return std::max(t0, tc);
+        }
+        t0 = t1;
+        if (!(t0 < inf))
+            break;
+    }
+    if (t0 < inf && a.at(t0) - b.at(t0) >= -eps)
+        return t0;
+    return inf;
+}
+
+void SrtfRunIndex::reset(const ClusterSpec& cluster, size_t jobs, size_t types, const std::vector<double>* seq,
+                         const std::vector<int64_t>* use)
+{
+    m_cluster = &cluster;
+    m_seq = seq;
+    m_use = use;
+    m_types = types;
+    m_ctx = nullptr;
+    m_line.assign(jobs, Line {});
+    m_version.assign(jobs, 0);
+    m_onMachine.assign(size_t(cluster.machineCount()), {});
+    m_touched.clear();
+    m_touchedMark.assign(size_t(cluster.machineCount()), 0);
+    m_flag.assign(jobs, 0);
+    m_changed.clear();
+    m_idx.reset(
+        jobs, types, [this](int j) { return MovingIndex::Pos {keyNow(j), j}; },
+        [this](int a, int b, double now) { return dueTime(m_line[size_t(a)], m_line[size_t(b)], now); });
+}
+
+MovingIndex::Key SrtfRunIndex::keyNow(int j) const
+{
+    // PreemptiveScheduler::keyFor for a running job
+    return {m_ctx->rt(j).remainingAt(m_ctx->now()), 0.0, (*m_seq)[size_t(j)], 0, 0};
+}
+
+void SrtfRunIndex::cacheLine(int j)
+{
+    const JobRuntime& r = m_ctx->rt(j);
+    m_line[size_t(j)] = {r.remaining, std::max(r.lastUpdate, r.resumeAt), r.rate};
+    m_version[size_t(j)] = r.version;
+}
+
+void SrtfRunIndex::touch(const std::vector<GpuSlot>& slots, int job, bool add)
+{
+    int last = -1;
+    for (const GpuSlot& s : slots) {
+        const int m = m_cluster->machineOfGpu(s.gpu);
+        if (m == last)
+            continue;
+        last = m;
+        std::vector<int>& on = m_onMachine[size_t(m)];
+        const auto it = std::find(on.begin(), on.end(), job);
+        if (add && it == on.end())
+            on.push_back(job);
+        else if (!add && it != on.end()) {
+            *it = on.back();
+            on.pop_back();
+        }
+        if (!m_touchedMark[size_t(m)]) {
+            m_touchedMark[size_t(m)] = 1;
+            m_touched.push_back(m);
+        }
+    }
+}
+
+void SrtfRunIndex::sync(const SchedContext& ctx)
+{
+    m_ctx = &ctx;
+    m_changed.clear();
+    for (int m : m_touched) {
+        m_touchedMark[size_t(m)] = 0;
+        for (int j : m_onMachine[size_t(m)])
+            if (!m_flag[size_t(j)] && m_idx.contains(j) && ctx.rt(j).version != m_version[size_t(j)]) {
+                m_flag[size_t(j)] = 1;
+                m_changed.push_back(j);
+            }
+    }
+    m_touched.clear();
+    std::sort(m_changed.begin(), m_changed.end());
+    for (int j : m_changed) {
+        m_flag[size_t(j)] = 0;
+        m_idx.erase(j);
+    }
+    m_idx.restore(ctx.now());
+    for (int j : m_changed) {
+        cacheLine(j);
+        m_idx.insert(j, &(*m_use)[size_t(j) * m_types], ctx.now());
+    }
+}
+
+void SrtfRunIndex::insert(const SchedContext& ctx, int job)
+{
+    m_ctx = &ctx;
+    cacheLine(job);
+    touch(ctx.rt(job).slots, job, true);
+    m_idx.insert(job, &(*m_use)[size_t(job) * m_types], ctx.now());
+}
+
+void SrtfRunIndex::erase(int job, const JobRuntime& rt)
+{
+    if (!m_idx.contains(job))
+        return;
+    touch(rt.slots, job, false);
+    m_idx.erase(job);
+}
+
+} // namespace ss
