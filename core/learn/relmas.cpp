@@ -36,6 +36,7 @@ using namespace ss::accel;
 namespace {
 
 constexpr int kFr = 6, kFp = 6, kFg = 3, kHidden = 32;
+constexpr float kResidual = 1.0f; // the learned correction of the prior's logit stays within +-kResidual [I]
 constexpr int kMaxReady = 32; // the actor reads the least-slack 32 ready layers (the rest wait a cycle) [I]
 constexpr double kScale = 1000; // us
 constexpr char kMagic[8] = {'S', 'S', 'R', 'E', 'L', 'M', 'A', 'S'};
@@ -144,6 +145,9 @@ struct ActorImpl : torch::nn::Module {
         skip->weight[0][0] = -0.2f;
         skip->weight[0][kFr + 2] = -1.5f;
         skip->bias.fill_(-1.5f);
+        // the prior stays as it is: what training learns is a bounded correction of it (kResidual)
+        skip->weight.set_requires_grad(false);
+        skip->bias.set_requires_grad(false);
     }
     /// Scores a = tanh(...) for every pair: [n, S].
     torch::Tensor forward(const State& s)
@@ -151,7 +155,8 @@ struct ActorImpl : torch::nn::Module {
         auto out = std::get<0>(lstm->forward(s.ready.unsqueeze(0))).squeeze(0); // [n, H]
         auto x = pairInputs(s);
         auto h = out.unsqueeze(1).expand({s.n, s.S, kHidden});
-        auto z = h2->forward(torch::relu(h1->forward(torch::cat({h, x}, 2)))).squeeze(2) + skip->forward(x).squeeze(2);
+        auto z = kResidual * torch::tanh(h2->forward(torch::relu(h1->forward(torch::cat({h, x}, 2)))).squeeze(2)) +
+                 skip->forward(x).squeeze(2);
         return torch::tanh(z);
     }
     torch::nn::LSTM lstm{nullptr};
@@ -242,7 +247,7 @@ struct FastActor {
                 }
                 for (int j = 0; j < kFp; ++j)
                     zs += ws[size_t(kFr + j)] * q[j];
-                out[size_t(i) * size_t(s.S) + size_t(sub)] = std::tanh(z + zs);
+                out[size_t(i) * size_t(s.S) + size_t(sub)] = std::tanh(kResidual * std::tanh(z) + zs);
             }
         }
         (void)X;
@@ -299,6 +304,7 @@ struct Step {
     double now = 0;
     double penalty = 0; ///< oversubscription the starts cause
     std::vector<int> started; ///< requests whose next layer started at this cycle
+    int lateWaiting = 0;      ///< ready layers past their slack left waiting while a sub-accelerator stayed idle
 };
 
 class RelmasScheduler : public AccelScheduler {
@@ -470,7 +476,19 @@ void RelmasScheduler::schedule(const CycleView& v, std::vector<Assignment>& out,
         std::vector<int> started;
         for (size_t k = first; k < out.size(); ++k)
             started.push_back(v.ready[size_t(out[k].ready)].request);
-        record->push_back({toTensors(st), at, v.now, std::max(0.0, over), std::move(started)});
+        int idleLeft = 0;
+        for (const SubState& sub : v.subs)
+            idleLeft += sub.busy ? 0 : 1;
+        idleLeft -= int(out.size() - first);
+        int late = 0;
+        if (idleLeft > 0) {
+            std::vector<char> began(v.ready.size(), 0);
+            for (size_t k = first; k < out.size(); ++k)
+                began[size_t(out[k].ready)] = 1;
+            for (size_t i = 0; i < v.ready.size(); ++i)
+                late += !began[i] && v.ready[i].slack < 0 ? 1 : 0;
+        }
+        record->push_back({toTensors(st), at, v.now, std::max(0.0, over), std::move(started), late});
     }
 }
 
@@ -518,7 +536,11 @@ RelmasTrainResult torchTrainRelmas(const RelmasTrainConfig& cfg, const std::func
     Critic critic, targetCritic;
     blend(*targetActor, *actor, 1.0);
     blend(*targetCritic, *critic, 1.0);
-    torch::optim::Adam aopt(actor->parameters(), torch::optim::AdamOptions(cfg.actorLr));
+    std::vector<torch::Tensor> trainable;
+    for (const auto& t : actor->parameters())
+        if (t.requires_grad())
+            trainable.push_back(t);
+    torch::optim::Adam aopt(trainable, torch::optim::AdamOptions(cfg.actorLr));
     torch::optim::Adam copt(critic->parameters(), torch::optim::AdamOptions(cfg.criticLr));
     std::mt19937_64 rng(cfg.seed * 104729 + 3);
 
@@ -561,10 +583,11 @@ RelmasTrainResult torchTrainRelmas(const RelmasTrainConfig& cfg, const std::func
         // rewards [I]: a request's outcome (+1 met, -1 missed, weighted by its tenant's SLA rate) is shared out over
         // the cycles that started its layers, 1/L per layer of an L-layer network, so a start is credited with what
         // became of its request (credit that a discount over the hundreds of cycles a request lasts would lose);
-        // minus the oversubscription the cycle's starts cause
+        // minus the oversubscription the cycle's starts cause and, per late layer it leaves waiting beside an idle
+        // sub-accelerator, lateWaitPenalty (holding everything back must not look free)
         std::vector<double> reward(steps.size(), 0.0);
         for (size_t k = 0; k < steps.size(); ++k) {
-            reward[k] -= cfg.bandwidthPenalty * steps[k].penalty;
+            reward[k] -= cfg.bandwidthPenalty * steps[k].penalty + cfg.lateWaitPenalty * steps[k].lateWaiting;
             for (int q : steps[k].started) {
                 const Request& rq = w.requests[size_t(q)];
                 const double rate = size_t(rq.tenant) < m.tenantRate.size() ? m.tenantRate[size_t(rq.tenant)] : 1.0;
@@ -621,7 +644,7 @@ RelmasTrainResult torchTrainRelmas(const RelmasTrainConfig& cfg, const std::func
             }
             la = la / double(cfg.batch);
             la.backward();
-            torch::nn::utils::clip_grad_norm_(actor->parameters(), 5.0);
+            torch::nn::utils::clip_grad_norm_(trainable, 5.0);
             aopt.step(); // (the critic's gradients from this pass are cleared before its next step)
             blend(*targetActor, *actor, cfg.targetTau);
             blend(*targetCritic, *critic, cfg.targetTau);

@@ -29,6 +29,7 @@ struct RelmasTrainConfig {
     double targetTau = 0.02;       ///< soft update of the target networks
     double bandwidthPenalty = 0.5; ///< reward per unit of oversubscription (demand / B_sys - 1) an action causes
     double fairness = 0.5;         ///< a tenant's request outcome weighs 1 + fairness x (1 - its SLA rate)
+    double lateWaitPenalty = 0.02; ///< per ready layer past its slack left waiting while a sub-accelerator is idle
     uint64_t seed = 1;
     std::string out;               ///< checkpoint written at every new best held-out score (atomically)
     std::string command;           ///< recorded in the checkpoint
