@@ -124,7 +124,7 @@ double SchedContext::start(int job, std::vector<GpuSlot> slots, std::string_view
         pr.job = job;
         pr.slots = r.slots;
         pr.reason = std::string(reason);
-        m_logged[job] = m_record->placements.size();
+        noteLogged(job, m_record->placements.size());
         m_record->placements.push_back(std::move(pr));
     }
     for (SimObserver* o : s.m_obs)
@@ -169,14 +169,24 @@ void SchedContext::recordAllocation(AllocationRecord allocation)
 
 PlacementRecord* SchedContext::loggedPlacement(int job)
 {
-    if (!m_record)
+    if (!m_record || job < 0 || size_t(job) >= m_logStamp.size() || m_logStamp[size_t(job)] != m_logEpoch)
         return nullptr;
-    if (!m_logged.empty() && m_logged.begin()->second >= m_record->placements.size())
-        m_logged.clear(); // left from an earlier decision's record
-    const auto it = m_logged.find(job);
-    if (it == m_logged.end() || it->second >= m_record->placements.size() || m_record->placements[it->second].job != job)
+    const size_t i = m_logIdx[size_t(job)];
+    if (i >= m_record->placements.size() || m_record->placements[i].job != job)
         return nullptr;
-    return &m_record->placements[it->second];
+    return &m_record->placements[i];
+}
+
+void SchedContext::noteLogged(int job, size_t index)
+{
+    if (job < 0)
+        return;
+    if (size_t(job) >= m_logStamp.size()) {
+        m_logStamp.resize(std::max(size_t(job) + 1, m_logStamp.size() * 2), 0);
+        m_logIdx.resize(m_logStamp.size(), 0);
+    }
+    m_logStamp[size_t(job)] = m_logEpoch;
+    m_logIdx[size_t(job)] = uint32_t(index);
 }
 
 void SchedContext::recordPlacement(int job, const std::vector<GpuSlot>& slots, std::vector<float> affinity,
@@ -237,7 +247,7 @@ void SchedContext::recordPlacement(int job, const std::vector<GpuSlot>& slots, s
         return;
     }
     if (!slots.empty())
-        m_logged[job] = m_record->placements.size();
+        noteLogged(job, m_record->placements.size());
     m_record->placements.push_back(std::move(pr));
 }
 
@@ -656,7 +666,7 @@ bool Simulator::step()
 
     // decide: admission first, then the policy
     m_ctx.m_record = rec ? &m_record : nullptr;
-    m_ctx.m_logged.clear();
+    ++m_ctx.m_logEpoch;
     if (!m_awaiting.empty())
         admitAwaiting();
     else

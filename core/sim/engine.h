@@ -11,7 +11,6 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "model/clusterspec.h"
@@ -208,10 +207,14 @@ private:
     explicit SchedContext(Simulator& sim) : m_sim(sim) {}
     Simulator& m_sim;
     DecisionRecord* m_record = nullptr;
-    /// Index in m_record->placements of each job recorded at this decision (cleared with the record): a start
-    /// and the policy's own record of it meet in one entry in O(1), however many jobs start at once.
-    std::unordered_map<int, size_t> m_logged;
+    /// Index in m_record->placements of each job recorded at this decision (valid while m_logStamp[job] equals
+    /// m_logEpoch, bumped per decision: nothing to clear): a start and the policy's own record of it meet in one
+    /// entry in O(1), however many jobs start at once.
+    std::vector<uint64_t> m_logStamp;
+    std::vector<uint32_t> m_logIdx;
+    uint64_t m_logEpoch = 1;
     PlacementRecord* loggedPlacement(int job);
+    void noteLogged(int job, size_t index);
 };
 
 /// A machine event (scenario files, what-if forks): Fail stops the machine at once (its jobs are requeued

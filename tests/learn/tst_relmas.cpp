@@ -17,6 +17,16 @@ namespace {
 const QString kScenario = QStringLiteral("sample-traces/relmas.scenario.json");
 const QString kShipped = QStringLiteral("resources/checkpoints/relmas-magma-s5.sscp");
 
+/// The run's figures without the scheduler's wall-clock decision times (those vary from run to run).
+QJsonObject figures(const QByteArray& json)
+{
+    QJsonObject r = QJsonDocument::fromJson(json).object().value(QStringLiteral("runs")).toArray().first().toObject();
+    for (const QString& k : r.keys())
+        if (k.startsWith(QLatin1String("decision")))
+            r.remove(k);
+    return r;
+}
+
 double slaOf(const QByteArray& json)
 {
     const QJsonObject o = QJsonDocument::fromJson(json).object();
@@ -56,7 +66,8 @@ private Q_SLOTS:
         QVERIFY2(a.code == 0, a.err.constData());
         const auto b = runCli({QStringLiteral("run"), QStringLiteral("--scenario"), kScenario, QStringLiteral("--policy"),
                                QStringLiteral("relmas"), QStringLiteral("--json")});
-        QCOMPARE(b.out, a.out);
+        QVERIFY(figures(a.out).size() >= 8);
+        QCOMPARE(figures(b.out), figures(a.out));
         const double sla = slaOf(a.out);
         QVERIFY2(sla > 0 && sla <= 1, a.out.constData());
         // the trained actor is not the untrained one: the checkpoint was read (the runs differ somewhere)
@@ -64,7 +75,7 @@ private Q_SLOTS:
                                QStringLiteral("relmas"), QStringLiteral("--param"), QStringLiteral("relmas.untrained=1"),
                                QStringLiteral("--json")});
         QVERIFY2(u.code == 0, u.err.constData());
-        QVERIFY(u.out != a.out);
+        QVERIFY(figures(u.out) != figures(a.out));
     }
 
     void otherChipOrBrokenCheckpointIsRefused()
