@@ -423,6 +423,54 @@ private Q_SLOTS:
         QVERIFY(runWith(7) != runWith(8));
     }
 
+    void everyStartIsLogged()
+    {
+        // 90 jobs start at the first decision: each is in the log, whether the policy records its placements
+        // (the first 64 keep their scores, the rest are kept without) or only starts them (no reason given).
+        const ClusterSpec c = smallCluster(50, 2);
+        Trace t;
+        for (int i = 0; i < 90; ++i)
+            t.jobs.push_back(Job {i, 0.0, 1.0, 10.0 + i});
+        struct Silent : Scheduler {
+            std::string name() const override { return "silent"; }
+            void schedule(SchedContext& ctx) override
+            {
+                int g = 0;
+                for (int j : std::vector<int>(ctx.pendingJobs())) {
+                    while (g < ctx.cluster().totalGpus() && ctx.state().gpuFreeMilli(g) < 1000)
+                        ++g;
+                    if (g < ctx.cluster().totalGpus())
+                        ctx.start(j, {{g++, 1000}});
+                }
+            }
+        } silent;
+        TestFifo recorded;
+        for (Scheduler* p : std::initializer_list<Scheduler*>{&silent, &recorded}) {
+            RunConfig cfg = idealCfg();
+            cfg.recordDecisions = true;
+            Simulator sim(c, t, *p, cfg);
+            struct Keep : SimObserver {
+                std::vector<DecisionRecord> recs;
+                void onDecision(const DecisionRecord& r) override { recs.push_back(r); }
+            } keep;
+            sim.addObserver(&keep);
+            while (sim.step()) {
+            }
+            QVERIFY(!keep.recs.empty());
+            const DecisionRecord& first = keep.recs.front();
+            std::set<int> jobs;
+            int withScores = 0;
+            for (const PlacementRecord& pr : first.placements) {
+                QCOMPARE(pr.slots.size(), size_t(1));
+                jobs.insert(pr.job);
+                withScores += pr.affinity.empty() ? 0 : 1;
+            }
+            QCOMPARE(first.placements.size(), size_t(90));
+            QCOMPARE(jobs.size(), size_t(90));
+            QCOMPARE(withScores, p == &recorded ? cfg.logPlacementLimit : 0);
+        }
+    }
+
     void decisionLogReplaysAndRoundTrips()
     {
         const ClusterSpec c = smallCluster(3, 2);
