@@ -67,28 +67,40 @@ void QueuedScheduler::onJobStopped(int job, double, bool finished, const JobRunt
 
 void QueuedScheduler::recordRanking(SchedContext& ctx)
 {
-    struct R {
-        QueuedJob q;
-        uint64_t seq;
+    // The record keeps the first logQueueLimit() jobs in served order (group key, static key, queue order):
+    // a merge of the buckets' sorted sets up to that many, not a sort of the whole queue at every decision.
+    struct Head {
+        double group;
+        std::set<Item>::const_iterator it, end;
     };
-    std::vector<R> all;
+    auto later = [](const Head& x, const Head& y) { // heap order: the head served first on top
+        if (x.group != y.group)
+            return x.group > y.group;
+        if (x.it->key != y.it->key)
+            return x.it->key > y.it->key;
+        return x.it->seq > y.it->seq;
+    };
+    std::vector<Head> heads;
+    size_t total = 0;
     for (const Bucket& b : m_buckets) {
-        const double p = groupKey(b.group);
-        for (const Item& it : b.items)
-            all.push_back({{it.job, p, it.key}, it.seq});
+        total += b.items.size();
+        if (!b.items.empty())
+            heads.push_back({groupKey(b.group), b.items.begin(), b.items.end()});
     }
-    std::sort(all.begin(), all.end(), [](const R& x, const R& y) {
-        if (x.q.groupKey != y.q.groupKey)
-            return x.q.groupKey < y.q.groupKey;
-        if (x.q.staticKey != y.q.staticKey)
-            return x.q.staticKey < y.q.staticKey;
-        return x.seq < y.seq;
-    });
+    std::make_heap(heads.begin(), heads.end(), later);
+    const size_t limit = std::min(total, size_t(std::max(0, ctx.logQueueLimit())));
     std::vector<QueuedJob> served;
-    served.reserve(all.size());
-    for (const R& r : all)
-        served.push_back(r.q);
-    ctx.recordQueue(m_order->rank(ctx, served));
+    served.reserve(limit);
+    while (served.size() < limit && !heads.empty()) {
+        std::pop_heap(heads.begin(), heads.end(), later);
+        Head& h = heads.back();
+        served.push_back({h.it->job, h.group, h.it->key});
+        if (++h.it == h.end)
+            heads.pop_back();
+        else
+            std::push_heap(heads.begin(), heads.end(), later);
+    }
+    ctx.recordQueue(m_order->rank(ctx, served), int(total));
 }
 
 void QueuedScheduler::schedule(SchedContext& ctx)

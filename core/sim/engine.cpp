@@ -161,6 +161,16 @@ void SchedContext::recordQueue(std::vector<ScoredJob> ranked)
     m_record->queue = std::move(ranked);
 }
 
+void SchedContext::recordQueue(std::vector<ScoredJob> ranked, int total)
+{
+    if (!m_record)
+        return;
+    recordQueue(std::move(ranked));
+    m_record->queueLength = std::max(m_record->queueLength, total);
+}
+
+int SchedContext::logQueueLimit() const { return m_sim.m_cfg.logQueueLimit; }
+
 void SchedContext::recordAllocation(AllocationRecord allocation)
 {
     if (m_record)

@@ -194,6 +194,10 @@ public:
     bool recording() const { return m_record != nullptr; }
     /// The queue as ordered, highest priority first, with the scores used.
     void recordQueue(std::vector<ScoredJob> ranked);
+    /// The same for a policy that ranked only the first ranked.size() of its `total` queued jobs (a record
+    /// keeps logQueueLimit() of them: ranking more is wasted work).
+    void recordQueue(std::vector<ScoredJob> ranked, int total);
+    int logQueueLimit() const;
     /// A placement attempt with one affinity score per machine (dense, machine id order); slots empty = failed.
     /// rwgpMean/rwgpVar: a GP placement's posterior per machine (PlacementRecord), or empty.
     void recordPlacement(int job, const std::vector<GpuSlot>& slots, std::vector<float> affinity,
