@@ -283,6 +283,16 @@ void ChipView::setRun(const Workload* w, const CostTable* cost, const StudioRun*
     m_w = w;
     m_cost = cost;
     m_run = run;
+    m_rows.clear();
+    if (w && run) {
+        m_rows.assign(w->chip.subs.size(), {});
+        const auto& tl = run->result.timeline;
+        for (size_t i = 0; i < tl.size(); ++i)
+            if (tl[i].sub >= 0 && size_t(tl[i].sub) < m_rows.size())
+                m_rows[size_t(tl[i].sub)].push_back(int(i));
+        for (auto& r : m_rows)
+            std::sort(r.begin(), r.end(), [&](int a, int b) { return tl[size_t(a)].start < tl[size_t(b)].start; });
+    }
     setTime(m_t);
 }
 
@@ -294,11 +304,18 @@ void ChipView::setTime(double us)
     if (m_w && m_run) {
         m_running.assign(m_w->chip.subs.size(), -1);
         const auto& tl = m_run->result.timeline;
-        for (size_t i = 0; i < tl.size(); ++i)
-            if (tl[i].start <= us && us < tl[i].end) {
-                m_running[size_t(tl[i].sub)] = int(i);
-                m_demand += m_cost->at(m_w->requests[size_t(tl[i].request)].network, tl[i].layer, tl[i].sub).bandwidth;
+        // a sub-accelerator runs one layer at a time: the last one starting at or before `us`, if still running
+        for (size_t s = 0; s < m_rows.size(); ++s) {
+            const auto& r = m_rows[s];
+            auto it = std::upper_bound(r.begin(), r.end(), us, [&](double t, int i) { return t < tl[size_t(i)].start; });
+            if (it == r.begin())
+                continue;
+            const LayerRun& l = tl[size_t(*(it - 1))];
+            if (us < l.end) {
+                m_running[s] = *(it - 1);
+                m_demand += m_cost->at(m_w->requests[size_t(l.request)].network, l.layer, l.sub).bandwidth;
             }
+        }
     }
     update();
 }

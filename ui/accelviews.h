@@ -79,6 +79,7 @@ private:
     const accel::StudioRun* m_run = nullptr;
     double m_t = 0, m_demand = 0;
     std::vector<int> m_running;
+    std::vector<std::vector<int>> m_rows; ///< per sub-accelerator: timeline indices by start (runs never overlap)
 };
 
 } // namespace ss::ui
