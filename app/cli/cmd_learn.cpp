@@ -1,5 +1,5 @@
-// train / reproduce: MAPPO training of DAS and its ablations, and the DAS Table 1 reproduction
-// (ALGORITHMS §2.9). Built only with LibTorch (core/learn).
+// train: MAPPO training of DAS and its ablations (ALGORITHMS §2.9); reproduce is in cmd_reproduce.cpp.
+// Built only with LibTorch (core/learn).
 #ifdef SCHEDSTUDIO_HAVE_TORCH
 #include <algorithm>
 #include <cctype>
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cli.h"
+#include "learncli.h"
 #include "learn/learn.h"
 #include "learn/trainer.h"
 #include "loaders.h"
@@ -32,8 +33,8 @@ std::string joinArgs(int argc, char** argv)
     return s;
 }
 
-/// Splits a trace at fraction f of its jobs: [0, f) for training, [f, 1) rebased to t = 0 for evaluation,
-/// so that no evaluation job is ever seen in training.
+} // namespace
+
 std::pair<Trace, Trace> splitTrace(const Trace& t, double f)
 {
     Trace a = t, b = t;
@@ -49,6 +50,8 @@ std::pair<Trace, Trace> splitTrace(const Trace& t, double f)
     b.name = t.name + "[eval " + std::to_string(cut) + "..)";
     return {a, b};
 }
+
+namespace {
 
 learn::TrainConfig trainConfigFromArgs(Args& a)
 {
@@ -226,286 +229,6 @@ int cmdTrain(Args& a)
     return 0;
 }
 
-std::pair<double, double> meanOverSlices(const std::vector<std::pair<double, double>>& v)
-{
-    double j = 0, f = 0;
-    for (const auto& [a, b] : v) {
-        j += a;
-        f += b;
-    }
-    return {j / double(v.size()), f / double(v.size())};
-}
-
-/// One more evaluation slice of `reproduce`: the same trace, filters and load scale, another --window.
-struct EvalSlice {
-    std::string label;
-    Trace trace;
-};
-
-/// --eval-windows A:B,C:D,...: evaluation slices besides the held-out one. One slice of a few hundred jobs cannot
-/// separate policies a few per cent apart (near-tie choices reshuffle whole queues), so the table can also be
-/// scored on several windows. Each must lie outside --window, whose jobs train (or are held out): no evaluation job
-/// is seen in training.
-/// `raw` is the trace as read (before the transforms), so the file is read once.
-std::vector<EvalSlice> evalWindowsFromArgs(Args& a, const Trace& raw)
-{
-    const std::vector<std::string> items = splitList(a.get("eval-windows"));
-    if (items.empty())
-        return {};
-    const TraceTransform base = traceTransformFromArgs(a);
-    if (base.windowStart <= 0 && base.windowEnd < 0)
-        throw UsageError("--eval-windows needs --window: without it every job of the trace is a training or "
-                         "held-out job");
-    const double trainEnd = base.windowEnd < 0 ? HUGE_VAL : base.windowEnd;
-    const std::string path = a.require("trace");
-    std::vector<EvalSlice> out;
-    for (const std::string& w : items) {
-        TraceTransform t = base;
-        try {
-            std::tie(t.windowStart, t.windowEnd) = TraceTransform::parseRange(w);
-        } catch (const std::exception& e) {
-            throw UsageError("--eval-windows: bad window '" + w + "' (" + e.what() + "); expected e.g. 600h:604.2h");
-        }
-        const double end = t.windowEnd < 0 ? HUGE_VAL : t.windowEnd;
-        if (!(end > t.windowStart))
-            throw UsageError("--eval-windows: window '" + w + "' is empty");
-        if (t.windowStart < trainEnd && end > base.windowStart)
-            throw UsageError("--eval-windows: window '" + w + "' overlaps --window " + a.get("window")
-                             + " (its jobs train the learned policies)");
-        Trace x = raw;
-        applyTransforms(x, t);
-        if (x.jobs.empty())
-            throw IoError(path, 0, "", "--eval-windows: no jobs in window " + w + " after the filters");
-        x.name = raw.name + "[" + w + "]";
-        out.push_back({w, std::move(x)});
-    }
-    return out;
-}
-
-int cmdReproduce(Args& a)
-{
-    const std::vector<std::string> clusters = splitList(a.get("clusters", "das-small,das-medium,das-large"));
-    std::vector<uint64_t> seeds;
-    for (const std::string& s : splitList(a.get("seeds", "1,2,3")))
-        seeds.push_back(std::stoull(s));
-    const double holdout = a.getDouble("holdout", 0.3);
-    const double validation = a.getDouble("validation", 0.0);
-    if (!(validation >= 0 && validation < 1))
-        throw UsageError("--validation must be in [0,1)");
-    const int iterations = int(a.getInt("iterations", 10));
-    const int evalEvery = int(a.getInt("eval-every", 2));
-    const int episodeJobs = int(a.getInt("episode-jobs", 200));
-    const std::string perfSpec = a.get("perf", "");
-    const std::string outMd = a.get("out", "");
-    // --load-per-gpus N: the arrival rate (after --load-scale) is the one meant for an N-GPU cluster; each
-    // cluster of G GPUs sees it multiplied by G/N (submit times divided), so that queues form on every size.
-    const double loadGpus = a.getDouble("load-per-gpus", 0);
-    if (loadGpus < 0)
-        throw UsageError("--load-per-gpus must be >= 0");
-    Trace raw;
-    Trace full = loadTraceFromArgs(a, true, "trace", a.has("eval-windows") ? &raw : nullptr);
-    const std::vector<EvalSlice> windows = evalWindowsFromArgs(a, raw);
-    a.finish();
-    auto [trainAll, evalBase] = splitTrace(full, 1.0 - holdout);
-    // Early stopping picks among training iterations on a validation slice cut from the END of the training
-    // side, so the held-out (evaluation) jobs never influence which policy is kept.
-    Trace trainBase = trainAll, validBase;
-    if (validation > 0)
-        std::tie(trainBase, validBase) = splitTrace(trainAll, 1.0 - validation);
-    const PerfConfig perf = perfSpec.empty() ? learn::TrainConfig::defaultPerf() : PerfConfig::parse(perfSpec);
-    const std::vector<std::pair<std::string, std::string>> rows = {
-        {"FIFO-FirstFit", "fifo+firstfit"}, {"FIFO-LoadBalance", "fifo+loadbalance"},
-        {"DRF-FirstFit", "drf+firstfit"},   {"DRF-LoadBalance", "drf+loadbalance"},
-        {"Tetris", "tetris"},               {"MALO", "malo"},
-        {"MOSA", "mosa"},                   {"DL2", "dl2"},
-        {"RIFLING", "rifling"},             {"DA", "da"},
-        {"DA+MC", "da+mc"},                 {"DA+RWGP", "da+rwgp"},
-        {"DAS", "das"}};
-    const size_t kBaselines = 9; // the rows before DA
-    const auto names = schedulerNames();
-    // row -> cluster -> per evaluation slice (0: the held-out one, then --eval-windows) -> (jct, fee), seed means
-    std::map<std::string, std::map<std::string, std::vector<std::pair<double, double>>>> res;
-    const size_t nSlices = 1 + windows.size();
-    std::string scaleNote;
-    // Columns are named by the cluster's own name (a cluster file's path would make a poor header), and the
-    // scratch checkpoints carry the process id so that reproduce runs side by side never share one.
-    std::map<std::string, std::string> shown;
-    auto fileSafe = [](std::string t) {
-        for (char& ch : t)
-            if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' || ch == '+' || ch == '.'))
-                ch = '_';
-        return t;
-    };
-    for (const std::string& cname : clusters) {
-        ClusterSpec cluster = readCluster(cname);
-        shown[cname] = cluster.name.empty() ? cname : cluster.name;
-        const double rate = loadGpus > 0 ? double(cluster.totalGpus()) / loadGpus : 1.0;
-        auto scaled = [rate](Trace t) {
-            for (Job& j : t.jobs)
-                j.submit /= rate; // every part starts at t = 0, so this scales inter-arrival times only
-            return t;
-        };
-        const Trace train = scaled(trainBase), valid = scaled(validBase);
-        std::vector<Trace> evals{scaled(evalBase)};
-        for (const EvalSlice& w : windows)
-            evals.push_back(scaled(w.trace));
-        std::vector<RunInputs> evalInputs;
-        {
-            auto c = std::make_shared<const ClusterSpec>(cluster);
-            for (const Trace& t : evals)
-                evalInputs.push_back({"", std::make_shared<const Trace>(t), c, nullptr, t.name, cname});
-        }
-        if (loadGpus > 0) {
-            char buf[96];
-            std::snprintf(buf, sizeof buf, "%s%s arrival rate x%.3g", scaleNote.empty() ? "" : ", ", shown[cname].c_str(),
-                          rate);
-            scaleNote += buf;
-        }
-        for (const auto& [label, policy] : rows) {
-            if (std::find(names.begin(), names.end(), policy) == names.end())
-                continue;
-            std::vector<std::pair<double, double>> sums(nSlices, {0.0, 0.0});
-            for (uint64_t seed : seeds) {
-                RunSpec spec;
-                spec.policy = policy;
-                spec.config.seed = seed;
-                spec.config.perf = perf;
-                std::string ckpt;
-                // The scratch checkpoint goes when this seed is done, also when training or the run throws.
-                struct RemoveOnExit {
-                    std::string& path;
-                    ~RemoveOnExit()
-                    {
-                        if (!path.empty())
-                            std::remove(path.c_str());
-                    }
-                } removeCkpt{ckpt};
-                if (policy == "das" || policy == "da" || policy == "da+mc" || policy == "da+rwgp") {
-                    learn::TrainConfig c;
-                    c.policy = policy;
-                    c.cluster = cluster;
-                    c.trace = train;
-                    c.perf = perf;
-                    c.seed = seed;
-                    c.iterations = iterations;
-                    c.episodeJobs = episodeJobs;
-                    c.validTrace = valid;
-                    c.evalEvery = evalEvery;
-                    learn::Trainer tr(c);
-                    while (tr.step()) {
-                    }
-                    ckpt = (std::filesystem::temp_directory_path()
-                            / ("ss-reproduce-" + std::to_string(::getpid()) + "-" + policy + "-"
-                               + fileSafe(shown[cname]) + "-" + std::to_string(seed) + ".sscp"))
-                               .string();
-                    tr.save(ckpt);
-                    spec.options.checkpoint = ckpt;
-                }
-                // One run per evaluation slice, through the run layer's plan and executor.
-                ExecOptions ex;
-                ex.onError = [](size_t, const std::string& e) { throw std::runtime_error(e); };
-                ex.onResult = [&](size_t k, RunOutput& o) {
-                    sums[k].first += o.summary.meanJctMin;
-                    sums[k].second += o.summary.meanFeeUsd;
-                };
-                executePlan(expandPlan(evalInputs, {policy}, {seed}, spec), ex);
-            }
-            for (auto& [j, f] : sums) {
-                j /= double(seeds.size());
-                f /= double(seeds.size());
-            }
-            res[label][cname] = sums;
-            std::fprintf(stderr, "%s on %s: JCT %.2f min, fee $%.3f", label.c_str(), shown[cname].c_str(),
-                         sums[0].first, sums[0].second);
-            if (nSlices > 1) {
-                const auto [mj, mf] = meanOverSlices(sums);
-                std::fprintf(stderr, "; over %zu slices JCT %.2f min, fee $%.3f", nSlices, mj, mf);
-            }
-            std::fprintf(stderr, "\n");
-        }
-    }
-    // One table of mean JCT (min) and mean fee ($) per cluster, from `cell` (row, cluster) -> (jct, fee).
-    auto table = [&](auto cell) {
-        std::string t = "| Policy |";
-        for (const auto& c : clusters)
-            t += " " + shown[c] + " JCT | " + shown[c] + " Fee |";
-        t += " Avg JCT | Avg Fee |\n|---|";
-        for (size_t i = 0; i < clusters.size() + 1; ++i)
-            t += "---|---|";
-        t += "\n";
-        for (const auto& [label, policy] : rows) {
-            if (!res.count(label))
-                continue;
-            char buf[64];
-            t += "| " + label + " |";
-            double sj = 0, sf = 0;
-            for (const auto& c : clusters) {
-                auto [j, f] = cell(label, c);
-                sj += j;
-                sf += f;
-                std::snprintf(buf, sizeof buf, " %.3f | %.3f |", j, f);
-                t += buf;
-            }
-            std::snprintf(buf, sizeof buf, " %.3f | %.3f |\n", sj / double(clusters.size()),
-                          sf / double(clusters.size()));
-            t += buf;
-        }
-        return t;
-    };
-    std::string md = table([&](const std::string& r, const std::string& c) { return res[r][c][0]; });
-    if (nSlices > 1) {
-        std::string list = "the held-out slice";
-        size_t jobs = evalBase.jobs.size();
-        for (const EvalSlice& w : windows) {
-            list += ", " + w.label;
-            jobs += w.trace.jobs.size();
-        }
-        md += "\nMean over " + std::to_string(nSlices) + " evaluation slices (" + list + "; " + std::to_string(jobs)
-              + " jobs), each slice weighing the same:\n\n";
-        md += table([&](const std::string& r, const std::string& c) { return meanOverSlices(res[r][c]); });
-        // A scale-free view: in how many slices a learned row is below every baseline.
-        md += "\nSlices where the row is below every baseline (JCT, fee):\n\n| Policy |";
-        for (const auto& c : clusters)
-            md += " " + shown[c] + " |";
-        md += "\n|---|";
-        for (size_t i = 0; i < clusters.size(); ++i)
-            md += "---|";
-        md += "\n";
-        for (size_t r = kBaselines; r < rows.size(); ++r) {
-            const std::string& label = rows[r].first;
-            if (!res.count(label))
-                continue;
-            md += "| " + label + " |";
-            for (const auto& c : clusters) {
-                int wj = 0, wf = 0;
-                for (size_t k = 0; k < nSlices; ++k) {
-                    double bj = HUGE_VAL, bf = HUGE_VAL;
-                    for (size_t b = 0; b < kBaselines; ++b)
-                        if (res.count(rows[b].first)) {
-                            bj = std::min(bj, res[rows[b].first][c][k].first);
-                            bf = std::min(bf, res[rows[b].first][c][k].second);
-                        }
-                    wj += res[label][c][k].first < bj;
-                    wf += res[label][c][k].second < bf;
-                }
-                md += " " + std::to_string(wj) + "/" + std::to_string(nSlices) + ", " + std::to_string(wf) + "/"
-                      + std::to_string(nSlices) + " |";
-            }
-            md += "\n";
-        }
-    }
-    std::printf("trace %s: train %zu jobs (+%zu validation), evaluate %zu jobs%s; %zu seed(s); %d training "
-                "iterations per learned policy%s%s\n\n%s", full.name.c_str(), trainBase.jobs.size(),
-                validBase.jobs.size(), evalBase.jobs.size(),
-                nSlices > 1 ? (" and " + std::to_string(windows.size()) + " more window(s)").c_str() : "", seeds.size(),
-                iterations, scaleNote.empty() ? "" : "; ", scaleNote.c_str(), md.c_str());
-    if (!outMd.empty()) {
-        std::ofstream f(outMd);
-        f << md;
-    }
-    return 0;
-}
-
 // Commands see Args only; the full command line is recorded in checkpoints, so keep it from main's argv.
 struct ArgvCapture {
     ArgvCapture()
@@ -533,13 +256,6 @@ CliCommand c1("train",
               ": MAPPO training (--holdout: evaluate on the last F of the trace, never trained on; --validation: "
               "keep the best policy on the last F of the training jobs instead of the last one; 0 turns either off)",
               &cmdTrain);
-CliCommand c2("reproduce",
-              "--trace FILE [--clusters das-small,das-medium,das-large] [--seeds 1,2,3] [--holdout 0.3] "
-              "[--validation 0] [--iterations 10] [--eval-every 2] [--load-per-gpus N] [--eval-windows A:B,...] "
-              "[--out TABLE.md] : the DAS Table 1 shape (--load-per-gpus: scale the arrival rate to each cluster's GPU count; "
-              "--eval-windows: also evaluate on these windows of the trace, outside --window, and print the mean "
-              "over all evaluation slices)",
-              &cmdReproduce);
 
 } // namespace
 } // namespace ss::cli

@@ -215,16 +215,7 @@ int cmdSweep(Args& args)
     if (jobs < 1 || jobs > 256)
         throw UsageError("--jobs: expected 1..256");
 
-    size_t shardIndex = 0, shardCount = 1;
-    if (!shard.empty()) {
-        unsigned long a = 0, b = 0;
-        char slash = 0;
-        std::istringstream is(shard);
-        if (!(is >> a >> slash >> b) || slash != '/' || b == 0 || a >= b || !is.eof())
-            throw UsageError("--shard: expected i/N with 0 <= i < N, got '" + shard + "'");
-        shardIndex = a;
-        shardCount = b;
-    }
+    const auto [shardIndex, shardCount] = parseShard(shard);
     RunSpec base;
     if (!perfSpec.empty()) {
         try {

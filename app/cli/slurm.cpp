@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 namespace ss::cli {
@@ -89,6 +90,18 @@ std::string runCapture(const std::string& cmd)
 
 } // namespace
 
+std::pair<size_t, size_t> parseShard(const std::string& shard)
+{
+    if (shard.empty())
+        return {0, 1};
+    unsigned long a = 0, b = 0;
+    char slash = 0;
+    std::istringstream is(shard);
+    if (!(is >> a >> slash >> b) || slash != '/' || b == 0 || a >= b || !is.eof())
+        throw UsageError("--shard: expected i/N with 0 <= i < N, got '" + shard + "'");
+    return {size_t(a), size_t(b)};
+}
+
 SlurmArray slurmArrayFromArgs(Args& args, const std::string& command, const std::string& db)
 {
     SlurmArray s;
@@ -139,8 +152,14 @@ int submitSlurmArray(const SlurmArray& s)
         inputs += " " + quote(dir + "/shard-" + std::to_string(i) + ".db");
     std::string merge = head + "#SBATCH --job-name=ss-" + s.command + "-merge\n#SBATCH --output=" + dir + "/logs/merge.out\n"
                         + extra + "# written by schedstudio-cli " + s.command + " --slurm: merges the shards (afterok)\n"
-                        + "set -euo pipefail\ncd " + quote(cwd) + "\nexec " + quote(exe) + " merge --db " + quote(db)
-                        + inputs + "\n";
+                        + "set -euo pipefail\ncd " + quote(cwd) + "\n" + (s.finalCommand.empty() ? "exec " : "")
+                        + quote(exe) + " merge --db " + quote(db) + inputs + "\n";
+    if (!s.finalCommand.empty()) {
+        std::string fin = quote(exe) + " " + quote(s.finalCommand);
+        for (const Args::Option& o : s.finalOptions)
+            fin += " " + quote("--" + o.key) + (o.flag ? "" : " " + quote(o.value));
+        merge += "exec " + fin + " --db " + quote(db) + "\n";
+    }
     const std::string arrayPath = dir + "/array.sbatch", mergePath = dir + "/merge.sbatch";
     writeScript(arrayPath, array);
     writeScript(mergePath, merge);

@@ -2,6 +2,7 @@
 // Commands that run as a Slurm job array (sweep --slurm): each array task runs its shard into its own
 // database, and a task that depends on the whole array (afterok) merges them with `merge`.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli.h"
@@ -16,12 +17,19 @@ struct SlurmArray {
     std::string dir;                   ///< scripts, shard databases and logs
     std::vector<std::string> sbatchOptions; ///< extra `#SBATCH` options for every task (--slurm-opt, repeated)
     bool submit = true;                ///< false: write the scripts and print how to submit them
+    /// After the merge, in the same dependent task: `finalCommand finalOptions --db DB` ("" = none), e.g.
+    /// reproduce --from-db printing its table from the merged database.
+    std::string finalCommand;
+    std::vector<Args::Option> finalOptions;
 };
 
 /// The options of `args` that a command with --slurm hands to its tasks, and the Slurm settings read from
 /// it: --slurm-tasks N (default 4), --slurm-dir DIR (default DB.slurm), --slurm-opt "--partition=gpu"
 /// (repeated), --slurm-no-submit. Marks them used.
 SlurmArray slurmArrayFromArgs(Args& args, const std::string& command, const std::string& db);
+
+/// --shard i/N: (i, N), with 0 <= i < N; ("", ...) gives (0, 1). Throws UsageError otherwise.
+std::pair<size_t, size_t> parseShard(const std::string& shard);
 
 /// Writes DIR/array.sbatch and DIR/merge.sbatch, and submits them with sbatch (SLURM_CONF and the rest of the
 /// environment as they are): the array, then the merge with --dependency=afterok on it. Prints the job ids.

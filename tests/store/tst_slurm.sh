@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # sweep --slurm end to end on a one-node Slurm brought up in a temp dir (scripts/slurm-local.sh): a 4-task
 # array of shards and the dependent merge; the merged database must hold every run of the sweep exactly once,
-# with the same results as the same sweep run here in one process. Exit 77 (skipped) when Slurm cannot start.
+# with the same results as the same sweep run here in one process. Then reproduce --slurm (where the CLI has it,
+# i.e. built with LibTorch): a 4-task array of (cluster, row, seed) cells whose merge task prints the table; it
+# must equal the table of the same reproduce in one process. Exit 77 (skipped) when Slurm cannot start.
 # usage: tst_slurm.sh CLI SOURCE_DIR
 set -uo pipefail
 cli=$(realpath "$1")
@@ -57,4 +59,26 @@ for r in out:
     assert r["mean_jct_min"] == want[r["key"]], f"run {r['policy']} seed {r['seed']}: result differs"
 print("merged database: 9 runs, each once, results as in one process")
 EOF
+
+# reproduce --slurm: 3 rows x 2 seeds = 6 cells over 4 tasks (two tasks run two cells, two run one), one row trained
+if { "$cli" 2>&1 || true; } | grep -q '^ *reproduce '; then
+  rargs=(reproduce --trace "$src/sample-traces/das-small-200.csv" --clusters das-small --seeds 1,2 --iterations 1
+         --episode-jobs 50 --rows fifo+firstfit,tetris,da)
+  sub=$("$cli" "${rargs[@]}" --db rep.db --out rep.md --slurm --slurm-tasks 4) || fail "reproduce --slurm: $sub"
+  array=$(printf '%s\n' "$sub" | awk '$1 == "array" {print $2}')
+  merge=$(printf '%s\n' "$sub" | awk '$1 == "merge" {print $2}')
+  [ -n "$array" ] && [ -n "$merge" ] || fail "reproduce: no job ids in: $sub"
+  for _ in $(seq 600); do
+    [ -z "$(squeue -h -j "$array,$merge" 2>/dev/null)" ] && break
+    sleep 0.2
+  done
+  [ -f rep.md ] || { cat rep.db.slurm/logs/* >&2; fail "reproduce: the merge task wrote no table in 120 s"; }
+  "$cli" "${rargs[@]}" --out ref.md 2>/dev/null >/dev/null || fail "reproduce in one process"
+  diff rep.md ref.md >&2 || fail "reproduce --slurm: the merged table differs from one process's"
+  n=$("$cli" runs --db rep.db --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
+  [ "$n" = 6 ] || fail "reproduce: the merged database holds $n runs, expected 6 (3 rows x 2 seeds)"
+  echo "reproduce --slurm: 6 cells on 4 tasks, merged table equals one process's"
+else
+  echo "reproduce: not in this build (no LibTorch); its Slurm part is not run"
+fi
 echo "PASS"
