@@ -420,6 +420,16 @@ QVariant QueueModel::data(const QModelIndex& index, int role) const
         return f;
     }
     const bool sort = role == SortRole;
+    if (role == Qt::ToolTipRole && index.column() == Admitted) {
+        for (const AdmissionRecord& a : r->admissions)
+            if (a.job == sj.job)
+                return tr("admission stage: %1 (the job %2)%3")
+                    .arg(QString::fromUtf8(toString(a.verdict)),
+                         a.verdict == Admit::Accept ? tr("joins the queue")
+                             : a.verdict == Admit::Reject ? tr("leaves, rejected") : tr("waits for a later verdict"),
+                         a.reason.empty() ? QString() : QStringLiteral("\n") + QString::fromStdString(a.reason));
+        return {};
+    }
     if (role != Qt::DisplayRole && !sort)
         return {};
     switch (index.column()) {
@@ -440,11 +450,12 @@ QVariant QueueModel::data(const QModelIndex& index, int role) const
     case PriorityStd:
         return std::isnan(sj.priorityStd) ? QVariant() : QVariant(QString::number(sj.priorityStd, 'g', 3));
     case Admitted: // the admission stage's verdict when the job arrived at this decision (else blank)
+        // In the policy's own words when it gave any: Chronus "accepts" into the queue a job it calls an
+        // "unaccepted SLO job" (it runs as best-effort), so "accept: unaccepted SLO ..." read as a contradiction.
+        // The engine's verdict is in the tooltip.
         for (const AdmissionRecord& a : r->admissions)
             if (a.job == sj.job)
-                return a.reason.empty() ? QString::fromUtf8(toString(a.verdict))
-                                        : QStringLiteral("%1: %2").arg(QString::fromUtf8(toString(a.verdict)),
-                                                                       QString::fromStdString(a.reason));
+                return a.reason.empty() ? QString::fromUtf8(toString(a.verdict)) : QString::fromStdString(a.reason);
         return QString();
     case Placed: {
         if (outcome != m_outcome.end())

@@ -299,12 +299,19 @@ void TestModels::queueModel()
     m.setDecision(trace, log, withQueue);
     QCOMPARE(m.index(0, QueueModel::Placed).data().toString(), QStringLiteral("yes"));
     QVERIFY(m.index(0, QueueModel::Placed).data(Qt::FontRole).value<QFont>().bold());
-    // The Admitted column shows the admission stage's verdict for a job that arrived at this decision.
+    // The Admitted column shows the admission stage's verdict for a job that arrived at this decision: in the
+    // policy's words when it gave a reason, the engine's verdict in the tooltip; the verdict alone otherwise.
     edited.admissions.clear();
-    edited.admissions.push_back(AdmissionRecord{r.queue[1].job, Admit::Accept, 0.5f, "fits the SLO"});
+    edited.admissions.push_back(AdmissionRecord{r.queue[1].job, Admit::Accept, 0.5f, "unaccepted SLO: does not fit"});
     m.setDecision(trace, log, withQueue);
-    QCOMPARE(m.index(1, QueueModel::Admitted).data().toString(), QStringLiteral("accept: fits the SLO"));
+    QCOMPARE(m.index(1, QueueModel::Admitted).data().toString(), QStringLiteral("unaccepted SLO: does not fit"));
+    QCOMPARE(m.index(1, QueueModel::Admitted).data(Qt::ToolTipRole).toString(),
+             QStringLiteral("admission stage: accept (the job joins the queue)\nunaccepted SLO: does not fit"));
     QCOMPARE(m.index(0, QueueModel::Admitted).data().toString(), QString());
+    QVERIFY(m.index(0, QueueModel::Admitted).data(Qt::ToolTipRole).isNull());
+    edited.admissions.push_back(AdmissionRecord{r.queue[0].job, Admit::Accept, 0.5f, ""});
+    m.setDecision(trace, log, withQueue);
+    QCOMPARE(m.index(0, QueueModel::Admitted).data().toString(), QStringLiteral("accept"));
     m.setDecision(trace, run->out->log, -1);
     QCOMPARE(m.rowCount(), 0);
 }

@@ -50,7 +50,7 @@ ChronusParams ChronusParams::from(const PolicyOptions& o)
     p.timeLimit = o.paramD("chronus.time_limit", 60); // a safety net: the node limit bounds the work, deterministically
     p.gap = o.paramD("chronus.gap", 1e-4);
     p.maxEntries = int(o.paramD("chronus.max_entries", -1));
-    p.maxNodes = int(o.paramD("chronus.max_nodes", 50));
+    p.maxNodes = int(o.paramD("chronus.max_nodes", 10));
     p.overhead = o.param("chronus.overhead", "1") != "0";
     p.mode = o.param("chronus.mode", "adaptive");
     p.milp = o.param("chronus.solver", "cbc") != "greedy";

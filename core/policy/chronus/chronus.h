@@ -29,9 +29,9 @@ const char* toString(JobClass c);
 
 struct ChronusParams {
     double leaseMinutes = 20;    ///< L
-    double timeLimit = 1;        ///< MILP seconds per lease boundary (artifact: 5 s, stopping after 1 s without a better incumbent)
+    double timeLimit = 60;       ///< MILP seconds per lease boundary, a safety net (artifact: 5 s, stopping after 1 s without a better incumbent)
     double gap = 1e-4;           ///< MILP relative gap
-    int maxNodes = 50;           ///< MILP branch-and-bound nodes per boundary (deterministic bound)
+    int maxNodes = 10;           ///< MILP branch-and-bound nodes per boundary (deterministic bound; see REPRODUCTION-CHRONUS)
     int maxEntries = -1;         ///< (job, level) entries in one MILP; -1 = 1200 L / 60 (the artifact's)
     bool overhead = true;        ///< charge 0.5 (1 + log2 g) min per resume
     std::string mode = "adaptive"; ///< adaptive | minus | plus: sign of the MILP's current-lease term

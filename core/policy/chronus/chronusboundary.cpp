@@ -338,7 +338,7 @@ const PolicyRegistrar reg(
                  .help = "MILP time limit per lease boundary, seconds (greedy fallback when no solution); a limit that is hit makes the plan depend on machine speed, so the default leaves the node limit to bound the work"},
                 {.key = "chronus.gap", .type = ParamSpec::Type::Number, .dflt = "0.0001", .min = 0, .max = 1,
                  .help = "MILP relative optimality gap"},
-                {.key = "chronus.max_nodes", .type = ParamSpec::Type::Integer, .dflt = "50", .min = -1,
+                {.key = "chronus.max_nodes", .type = ParamSpec::Type::Integer, .dflt = "10", .min = -1,
                  .help = "MILP branch-and-bound nodes per boundary, the best plan found so far is used (-1 = no limit)"},
                 {.key = "chronus.max_entries", .type = ParamSpec::Type::Integer, .dflt = "-1", .min = -1,
                  .help = "(job, level) entries per MILP before cached plans are kept out; -1 = 1200 L / 60"},

@@ -204,6 +204,41 @@ MilpResult solveLeaseMilp(const std::vector<PlanJob>& jobs, const std::vector<in
     const auto t0 = std::chrono::steady_clock::now();
     MilpResult res;
     const LeasePlan greedy = greedyPlan(jobs, capacity, !opt.minusCurrent);
+    if (!greedy.complete) {
+        // The greedy selector cannot place every job [I]. The strict model (every job one level) may then be
+        // infeasible, and CBC would search its whole node budget for nothing at every boundary until those jobs
+        // leave (on MIX2: 196 boundaries, most of the MILP time). The jobs the greedy selector placed are solved
+        // exactly instead (their greedy plan is a complete incumbent), and the others stay unplanned, as under
+        // the artifact's greedy fallback; an optimum over "as many jobs as possible" was tried and took longer.
+        std::vector<PlanJob> placed;
+        std::vector<size_t> at;
+        for (size_t i = 0; i < jobs.size(); ++i)
+            if (greedy.level[i] >= 0) {
+                placed.push_back(jobs[i]);
+                at.push_back(i);
+            }
+        MilpResult sub = placed.empty() ? MilpResult {} : solveLeaseMilp(placed, capacity, opt, force);
+        if (placed.empty()) {
+            sub.solved = sub.optimal = true;
+            sub.status = "optimal";
+            sub.plan.complete = true;
+        }
+        if (!sub.solved)
+            return sub; // the caller falls back to the greedy selector
+        MilpResult r = sub;
+        r.plan.level.assign(jobs.size(), -1);
+        r.plan.leases.assign(jobs.size(), {});
+        for (size_t k = 0; k < at.size(); ++k) {
+            r.plan.level[at[k]] = sub.plan.level[k];
+            r.plan.leases[at[k]] = sub.plan.leases[k];
+        }
+        r.plan.complete = false;
+        r.plan.objective = planObjective(jobs, r.plan, opt);
+        r.status += "; " + std::to_string(jobs.size() - placed.size()) + " of " + std::to_string(jobs.size())
+                    + " jobs unplanned: the greedy selector could not place them";
+        r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        return r;
+    }
     {
         double bound = 0, gSum = 0;
         for (const PlanJob& j : jobs) {
@@ -226,9 +261,15 @@ MilpResult solveLeaseMilp(const std::vector<PlanJob>& jobs, const std::vector<in
         }
     }
     const int L = int(capacity.size());
+    // The model, per job rather than per (job, level) [I]: the artifact writes X_{j,v,l} for every level v, so a
+    // soft job with four levels has four copies of its window. Here a job holds one set of leases X_{j,l} over
+    // its loosest window, sum_l X_{j,l} = R_j, and choosing level v (S_{j,v} = 1) forbids leases at or past v's
+    // window end: sum_{l >= end_v} X_{j,l} <= R_j (1 - S_{j,v}). With sum_v S_{j,v} = 1 the integer solutions
+    // are the artifact's (a plan, its level, the same objective), in about a quarter of the columns on a trace
+    // of soft jobs (tst_chronus compares the optimum with brute force).
     // Exact aggregation: a lease (other than the current one) that every job able to use it fits in at once
-    // never binds; its X variables are interchangeable, so per (job, level) one integer Y counts the leases
-    // taken there (0..their number). Contended leases keep binary X_{j,v,l} and a capacity row.
+    // never binds; its X variables are interchangeable, so per job and per stretch between two window ends one
+    // integer Y counts the leases taken there. Contended leases keep binary X_{j,l} and a capacity row.
     std::vector<double> potential(size_t(L), 0.0);
     for (const PlanJob& j : jobs) {
         int reach = 0;
@@ -240,91 +281,123 @@ MilpResult solveLeaseMilp(const std::vector<PlanJob>& jobs, const std::vector<in
     std::vector<char> contended(size_t(L), 0);
     for (int l = 0; l < L; ++l)
         contended[size_t(l)] = l == 0 || potential[size_t(l)] > double(capacity[size_t(l)]);
-    struct Block {
-        int job, lv, s, n;
-        std::vector<int> xl, xc; // contended leases of the window and their columns
-        int y = -1, tail = 0;    // column of Y and how many uncontended leases the window has
+    struct Seg {
+        int lo, hi; // leases [lo, hi)
+        int y = -1, free = 0; // column of Y and the uncontended leases in the stretch
     };
-    std::vector<Block> blocks;
+    struct JobCols {
+        int n = 0;               // the loosest window (leases 0..n-1)
+        std::vector<int> s;      // S column per level
+        std::vector<int> end;    // window end per level
+        std::vector<int> xl, xc; // contended leases of the window and their columns
+        std::vector<Seg> segs;   // stretches between window ends
+    };
+    std::vector<JobCols> jc(jobs.size());
     int cols = 0;
-    for (size_t i = 0; i < jobs.size(); ++i)
-        for (size_t v = 0; v < jobs[i].levels.size(); ++v) {
-            Block b;
-            b.job = int(i);
-            b.lv = int(v);
-            b.n = std::min(jobs[i].levels[v].maxLease, L);
-            b.s = cols++;
-            for (int l = 0; l < b.n; ++l) {
-                if (contended[size_t(l)]) {
-                    b.xl.push_back(l);
-                    b.xc.push_back(cols++);
-                } else {
-                    ++b.tail;
-                }
-            }
-            if (b.tail > 0)
-                b.y = cols++;
-            res.binaries += 1 + b.n; // the model's size before aggregation
-            blocks.push_back(std::move(b));
+    for (size_t i = 0; i < jobs.size(); ++i) {
+        JobCols& c = jc[i];
+        std::vector<int> ends;
+        for (const PlanLevel& lv : jobs[i].levels) {
+            c.s.push_back(cols++);
+            c.end.push_back(std::min(lv.maxLease, L));
+            res.binaries += 1 + c.end.back(); // the model's size as the artifact writes it
+            ends.push_back(c.end.back());
+            c.n = std::max(c.n, c.end.back());
         }
+        for (int l = 0; l < c.n; ++l)
+            if (contended[size_t(l)]) {
+                c.xl.push_back(l);
+                c.xc.push_back(cols++);
+            }
+        std::sort(ends.begin(), ends.end());
+        ends.erase(std::unique(ends.begin(), ends.end()), ends.end());
+        int lo = 0;
+        for (int e : ends) {
+            Seg g {lo, e};
+            for (int l = lo; l < e; ++l)
+                g.free += contended[size_t(l)] ? 0 : 1;
+            if (g.free > 0)
+                g.y = cols++;
+            c.segs.push_back(g);
+            lo = e;
+        }
+    }
     std::vector<double> obj(size_t(cols), 0.0), colLo(size_t(cols), 0.0), colUp(size_t(cols), 1.0);
     const double sign = opt.minusCurrent ? 1.0 : -1.0; // CBC minimises: -(value) and -(+-g/Gmax)
-    for (const Block& b : blocks) {
-        const PlanJob& j = jobs[size_t(b.job)];
-        obj[size_t(b.s)] = -j.levels[size_t(b.lv)].value;
-        if (!b.xl.empty() && b.xl[0] == 0)
-            obj[size_t(b.xc[0])] = sign * double(j.gpus) / opt.gMax;
-        if (b.y >= 0)
-            colUp[size_t(b.y)] = double(b.tail);
+    for (size_t i = 0; i < jobs.size(); ++i) {
+        const JobCols& c = jc[i];
+        for (size_t v = 0; v < c.s.size(); ++v)
+            obj[size_t(c.s[v])] = -jobs[i].levels[v].value;
+        if (!c.xl.empty() && c.xl[0] == 0)
+            obj[size_t(c.xc[0])] = sign * double(jobs[i].gpus) / opt.gMax;
+        for (const Seg& g : c.segs)
+            if (g.y >= 0)
+                colUp[size_t(g.y)] = double(g.free);
     }
     CoinPackedMatrix m(false, 0, 0);
     m.setDimensions(0, cols);
     std::vector<double> rowLo, rowUp;
     std::vector<int> idx;
     std::vector<double> val;
-    // sum_l X (+ Y) = R * S
-    for (const Block& b : blocks) {
-        idx.assign(b.xc.begin(), b.xc.end());
-        val.assign(b.xc.size(), 1.0);
-        if (b.y >= 0) {
-            idx.push_back(b.y);
+    auto row = [&](double lo, double up) {
+        m.appendRow(int(idx.size()), idx.data(), val.data());
+        rowLo.push_back(lo);
+        rowUp.push_back(up);
+        idx.clear();
+        val.clear();
+    };
+    for (size_t i = 0; i < jobs.size(); ++i) {
+        const JobCols& c = jc[i];
+        const double need = double(jobs[i].need);
+        // sum_l X + sum Y = R
+        for (size_t k = 0; k < c.xc.size(); ++k) {
+            idx.push_back(c.xc[k]);
             val.push_back(1.0);
         }
-        idx.push_back(b.s);
-        val.push_back(-double(jobs[size_t(b.job)].need));
-        m.appendRow(int(idx.size()), idx.data(), val.data());
-        rowLo.push_back(0);
-        rowUp.push_back(0);
+        for (const Seg& g : c.segs)
+            if (g.y >= 0) {
+                idx.push_back(g.y);
+                val.push_back(1.0);
+            }
+        row(need, need);
+        // level v: nothing at or past its window end, sum_{l >= end_v} (X, Y) + R S_v <= R
+        for (size_t v = 0; v < c.s.size(); ++v) {
+            if (c.end[v] >= c.n)
+                continue;
+            for (size_t k = 0; k < c.xl.size(); ++k)
+                if (c.xl[k] >= c.end[v]) {
+                    idx.push_back(c.xc[k]);
+                    val.push_back(1.0);
+                }
+            for (const Seg& g : c.segs)
+                if (g.y >= 0 && g.lo >= c.end[v]) {
+                    idx.push_back(g.y);
+                    val.push_back(1.0);
+                }
+            idx.push_back(c.s[v]);
+            val.push_back(need);
+            row(-COIN_DBL_MAX, need);
+        }
+        // one level
+        for (int sc : c.s) {
+            idx.push_back(sc);
+            val.push_back(1.0);
+        }
+        row(1, 1);
     }
     // capacity per contended lease
     std::vector<std::vector<std::pair<int, double>>> capRows(static_cast<size_t>(L));
-    for (const Block& b : blocks)
-        for (size_t k = 0; k < b.xl.size(); ++k)
-            capRows[size_t(b.xl[k])].push_back({b.xc[k], double(jobs[size_t(b.job)].gpus)});
+    for (size_t i = 0; i < jobs.size(); ++i)
+        for (size_t k = 0; k < jc[i].xl.size(); ++k)
+            capRows[size_t(jc[i].xl[k])].push_back({jc[i].xc[k], double(jobs[i].gpus)});
     for (int l = 0; l < L; ++l) {
         if (capRows[size_t(l)].empty())
             continue;
-        idx.clear();
-        val.clear();
         for (const auto& [c, g] : capRows[size_t(l)]) {
             idx.push_back(c);
             val.push_back(g);
         }
-        m.appendRow(int(idx.size()), idx.data(), val.data());
-        rowLo.push_back(-COIN_DBL_MAX);
-        rowUp.push_back(double(capacity[size_t(l)]));
-    }
-    // one level per job
-    for (size_t i = 0, bi = 0; i < jobs.size(); ++i) {
-        idx.clear();
-        val.clear();
-        for (; bi < blocks.size() && blocks[bi].job == int(i); ++bi) {
-            idx.push_back(blocks[bi].s);
-            val.push_back(1.0);
-        }
-        m.appendRow(int(idx.size()), idx.data(), val.data());
-        rowLo.push_back(1);
-        rowUp.push_back(1);
+        row(-COIN_DBL_MAX, double(capacity[size_t(l)]));
     }
     res.columns = cols;
     res.rows = int(rowLo.size());
@@ -354,19 +427,22 @@ MilpResult solveLeaseMilp(const std::vector<PlanJob>& jobs, const std::vector<in
             model.setCutoffIncrement(0.999 / opt.gMax);
             model.setAllowableGap(0.999 / opt.gMax);
         }
-        if (greedy.complete) {
+        {
             std::vector<double> start(size_t(cols), 0.0);
-            for (const Block& b : blocks)
-                if (greedy.level[size_t(b.job)] == b.lv) {
-                    start[size_t(b.s)] = 1.0;
-                    for (int l : greedy.leases[size_t(b.job)]) {
-                        const auto it = std::lower_bound(b.xl.begin(), b.xl.end(), l);
-                        if (it != b.xl.end() && *it == l)
-                            start[size_t(b.xc[size_t(it - b.xl.begin())])] = 1.0;
-                        else
-                            start[size_t(b.y)] += 1.0;
+            for (size_t i = 0; i < jobs.size(); ++i) {
+                const JobCols& c = jc[i];
+                start[size_t(c.s[size_t(greedy.level[i])])] = 1.0;
+                for (int l : greedy.leases[i]) {
+                    const auto it = std::lower_bound(c.xl.begin(), c.xl.end(), l);
+                    if (it != c.xl.end() && *it == l) {
+                        start[size_t(c.xc[size_t(it - c.xl.begin())])] = 1.0;
+                        continue;
                     }
+                    for (const Seg& g : c.segs)
+                        if (l >= g.lo && l < g.hi)
+                            start[size_t(g.y)] += 1.0;
                 }
+            }
             double o = 0;
             for (int c = 0; c < cols; ++c)
                 o += obj[size_t(c)] * start[size_t(c)];
@@ -390,21 +466,26 @@ MilpResult solveLeaseMilp(const std::vector<PlanJob>& jobs, const std::vector<in
             LeasePlan& p = res.plan;
             p.level.assign(jobs.size(), -1);
             p.leases.assign(jobs.size(), {});
-            for (const Block& b : blocks) {
-                if (x[b.s] < 0.5)
+            for (size_t i = 0; i < jobs.size(); ++i) {
+                const JobCols& c = jc[i];
+                for (size_t v = 0; v < c.s.size(); ++v)
+                    if (x[c.s[v]] > 0.5)
+                        p.level[i] = int(v);
+                if (p.level[i] < 0)
                     continue;
-                p.level[size_t(b.job)] = b.lv;
-                std::vector<int>& got = p.leases[size_t(b.job)];
-                for (size_t k = 0; k < b.xl.size(); ++k)
-                    if (x[b.xc[k]] > 0.5)
-                        got.push_back(b.xl[k]);
-                // Y uncontended leases: the latest of the window (any would do: none of them binds)
-                int want = b.y >= 0 ? int(std::lround(x[b.y])) : 0;
-                for (int l = b.n - 1; l >= 0 && want > 0; --l)
-                    if (!contended[size_t(l)]) {
-                        got.push_back(l);
-                        --want;
-                    }
+                std::vector<int>& got = p.leases[i];
+                for (size_t k = 0; k < c.xl.size(); ++k)
+                    if (x[c.xc[k]] > 0.5)
+                        got.push_back(c.xl[k]);
+                // Y uncontended leases of a stretch: its latest (any would do: none of them binds)
+                for (const Seg& g : c.segs) {
+                    int want = g.y >= 0 ? int(std::lround(x[g.y])) : 0;
+                    for (int l = g.hi - 1; l >= g.lo && want > 0; --l)
+                        if (!contended[size_t(l)]) {
+                            got.push_back(l);
+                            --want;
+                        }
+                }
                 std::sort(got.begin(), got.end());
             }
             p.complete = std::all_of(p.level.begin(), p.level.end(), [](int v) { return v >= 0; });

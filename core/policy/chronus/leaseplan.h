@@ -97,8 +97,10 @@ struct MilpResult {
 };
 
 /// Solves the lease MILP for `jobs` over `capacity` (free GPUs of leases 0..capacity.size()-1; jobs' levels
-/// must not reach past it). Every job must take exactly one level (sum_v S = 1). A greedy plan that places
-/// every job is handed to CBC as the first incumbent; when it meets the upper bound (every job at its most
+/// must not reach past it). Every job must take exactly one level (sum_v S = 1). When the greedy selector cannot
+/// place every job, the jobs it placed are solved exactly and the others stay unplanned (plan.complete false,
+/// the status says how many). A greedy plan is handed to
+/// CBC as the first incumbent; when it meets the upper bound (every job at its most
 /// valuable level; the current-lease term at its best: 0 with minus, min(sum g, free GPUs now) / Gmax with
 /// plus) it is optimal and CBC is not called (`force`: call CBC anyway, for benchmarks). Never throws for
 /// solver trouble: solved = false.
