@@ -27,20 +27,6 @@ void Ledger::cachePrices(const PriceFamily& pf)
                 m_price[index(s, t, r)] = pf.price(m_used[index(s, t, r)], m_cap[size_t(s)][size_t(r)], r);
 }
 
-int Ledger::unitsFree(int s, int t, const Amounts& demand) const
-{
-    int units = std::numeric_limits<int>::max() / 4;
-    const Amounts& c = m_cap[size_t(s)];
-    for (int r = 0; r < kResources; ++r) {
-        const double d = demand[size_t(r)];
-        if (d <= 0)
-            continue;
-        const double left = c[size_t(r)] - m_used[index(s, t, r)];
-        units = std::min(units, std::max(0, int(std::floor(left / d + 1e-9))));
-    }
-    return units;
-}
-
 void Ledger::add(int s, int t, const Amounts& demand, int count)
 {
     for (int r = 0; r < kResources; ++r)
@@ -60,16 +46,6 @@ double PriceFamily::price(double used, double cap, int r) const
         return U[size_t(r)];
     const double frac = std::clamp(used / cap, 0.0, 1.0);
     return L * std::pow(U[size_t(r)] / L, frac);
-}
-
-double PriceFamily::unitCost(const Ledger& l, int s, int t, const Amounts& demand) const
-{
-    double c = 0;
-    const bool cached = l.pricesCached();
-    for (int r = 0; r < kResources; ++r)
-        if (demand[size_t(r)] > 0)
-            c += (cached ? l.cachedPrice(s, t, r) : price(l.used(s, t, r), l.cap(s)[size_t(r)], r)) * demand[size_t(r)];
-    return c;
 }
 
 } // namespace ss::oasis
