@@ -7,6 +7,7 @@
 
 #include "chronusview.h"
 #include "ganttview.h"
+#include "oasisslots.h"
 #include "viewhelpers.h"
 
 namespace ss::ui {
@@ -28,6 +29,10 @@ GanttPanel::GanttPanel(ExportMenus* exports, QWidget* parent) : QWidget(parent)
     v->addWidget(m_chronusLegend);
     m_gantt = new ss::GanttView(w);
     v->addWidget(m_gantt, 1);
+    m_oasis = new OasisSlotStrip(m_gantt, w);
+    m_oasis->hide();
+    v->addWidget(m_oasis);
+    connect(m_oasis, &OasisSlotStrip::jobSelected, this, &GanttPanel::jobSelected);
     exports->installPlotExport(m_gantt);
     connect(fit, &QPushButton::clicked, m_gantt, &ss::GanttView::zoomToFit);
     connect(m_mode, &QComboBox::currentIndexChanged, this, [this](int i) {
@@ -52,6 +57,8 @@ void GanttPanel::setRun(RunPtr run)
         m_gantt->setPeriodLines(0); // Chronus's overlays
         m_gantt->setMarks({});
         m_chronusLegend->hide();
+        m_oasis->setData({});
+        m_oasis->hide();
         m_gantt->setData({});
         return;
     }
@@ -64,17 +71,23 @@ void GanttPanel::setRun(RunPtr run)
         m_chronusLegend->setText(tr("Chronus: dashed = lease boundary (every %1 min) · solid = guaranteed · hatched = "
                                     "opportunistic · ▼ deadline (hollow: later level; red: missed)")
                                      .arg(chronusLeaseSeconds(*m_run->out) / 60.0, 0, 'g', 4));
+    OasisSlotsData slots = oasisSlotsOf(*m_run);
+    m_oasis->setVisible(!slots.jobs.empty());
+    m_oasis->setData(std::move(slots));
     m_gantt->zoomToFit();
 }
 
 void GanttPanel::setCursorTime(double t)
 {
     m_gantt->setCursorTime(t);
+    if (m_oasis->isVisible())
+        m_oasis->update();
 }
 
 void GanttPanel::selectJob(int job)
 {
     m_gantt->setSelectedJob(job);
+    m_oasis->setSelectedJob(job);
 }
 
 } // namespace ss::ui
