@@ -20,6 +20,7 @@ void Ledger::cachePrices(const PriceFamily& pf)
 {
     m_U = pf.U;
     m_L = pf.L;
+    m_Lr = pf.Lr;
     m_price.resize(m_used.size());
     for (int s = 0; s < servers(); ++s)
         for (int t = 0; t < m_slots; ++t)
@@ -35,6 +36,7 @@ void Ledger::add(int s, int t, const Amounts& demand, int count)
         PriceFamily pf;
         pf.U = m_U;
         pf.L = m_L;
+        pf.Lr = m_Lr;
         for (int r = 0; r < kResources; ++r)
             m_price[index(s, t, r)] = pf.price(m_used[index(s, t, r)], m_cap[size_t(s)][size_t(r)], r);
     }
@@ -45,7 +47,8 @@ double PriceFamily::price(double used, double cap, int r) const
     if (cap <= 0)
         return U[size_t(r)];
     const double frac = std::clamp(used / cap, 0.0, 1.0);
-    return L * std::pow(U[size_t(r)] / L, frac);
+    const double l = lower(r);
+    return l * std::pow(U[size_t(r)] / l, frac);
 }
 
 } // namespace ss::oasis

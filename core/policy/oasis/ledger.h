@@ -63,6 +63,7 @@ private:
     std::vector<char> m_priced;  // per resource: cached family
     Amounts m_U {1, 1, 1, 1};
     double m_L = 1;
+    Amounts m_Lr {0, 0, 0, 0};
     int m_slots = 0;
 };
 
@@ -72,6 +73,8 @@ struct PriceFamily {
     // (the ledger caches prices: a change to U or L needs Ledger::cachePrices again)
     Amounts U {1, 1, 1, 1};
     double L = 1;
+    Amounts Lr {0, 0, 0, 0}; ///< per-resource zero-load prices where > 0 (OasisParams::Bounds::Density), else L
+    double lower(int r) const { return Lr[size_t(r)] > 0 ? Lr[size_t(r)] : L; }
     double price(double used, double cap, int r) const;
     /// Unit cost of one item of `demand` on server s in slot t: sum over r of price x demand.
     double unitCost(const Ledger& l, int s, int t, const Amounts& demand) const
