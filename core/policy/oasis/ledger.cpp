@@ -12,8 +12,8 @@ void Ledger::reset(const std::vector<OasisServer>& servers, int slots)
     m_cap.clear();
     for (const OasisServer& s : servers)
         m_cap.push_back(s.cap);
-    m_used.assign(m_cap.size() * size_t(slots) * kResources, 0.0);
-    m_price.clear();
+    m_cells.assign(m_cap.size() * size_t(slots), Cell {});
+    m_cached = false;
 }
 
 void Ledger::cachePrices(const PriceFamily& pf)
@@ -21,24 +21,24 @@ void Ledger::cachePrices(const PriceFamily& pf)
     m_U = pf.U;
     m_L = pf.L;
     m_Lr = pf.Lr;
-    m_price.resize(m_used.size());
+    m_cached = true;
     for (int s = 0; s < servers(); ++s)
         for (int t = 0; t < m_slots; ++t)
             for (int r = 0; r < kResources; ++r)
-                m_price[index(s, t, r)] = pf.price(m_used[index(s, t, r)], m_cap[size_t(s)][size_t(r)], r);
+                m_cells[cell(s, t)].price[r] = pf.price(m_cells[cell(s, t)].used[r], m_cap[size_t(s)][size_t(r)], r);
 }
 
 void Ledger::add(int s, int t, const Amounts& demand, int count)
 {
     for (int r = 0; r < kResources; ++r)
-        m_used[index(s, t, r)] += demand[size_t(r)] * count;
-    if (!m_price.empty()) {
+        m_cells[cell(s, t)].used[r] += demand[size_t(r)] * count;
+    if (m_cached) {
         PriceFamily pf;
         pf.U = m_U;
         pf.L = m_L;
         pf.Lr = m_Lr;
         for (int r = 0; r < kResources; ++r)
-            m_price[index(s, t, r)] = pf.price(m_used[index(s, t, r)], m_cap[size_t(s)][size_t(r)], r);
+            m_cells[cell(s, t)].price[r] = pf.price(m_cells[cell(s, t)].used[r], m_cap[size_t(s)][size_t(r)], r);
     }
 }
 

@@ -18,7 +18,7 @@ public:
     int servers() const { return int(m_cap.size()); }
     int slots() const { return m_slots; }
     const Amounts& cap(int s) const { return m_cap[size_t(s)]; }
-    double used(int s, int t, int r) const { return m_used[index(s, t, r)]; }
+    double used(int s, int t, int r) const { return m_cells[cell(s, t)].used[r]; }
     /// Whole units of `demand` that still fit on server s in slot t (a large number when demand is all zero).
     int unitsFree(int s, int t, const Amounts& demand) const
     {
@@ -30,7 +30,7 @@ public:
     {
         int units = cap;
         const Amounts& c = m_cap[size_t(s)];
-        const double* used = &m_used[index(s, t, 0)];
+        const double* used = m_cells[cell(s, t)].used;
         for (int r = 0; r < kResources; ++r) {
             const double d = demand[size_t(r)];
             if (d <= 0)
@@ -51,16 +51,20 @@ public:
     /// Caches every (server, slot, resource) price of `pf` and keeps the cache current on add(); unitCost then
     /// reads it instead of evaluating the exponential (bench-oasis: the subroutine's main cost).
     void cachePrices(const PriceFamily& pf);
-    bool pricesCached() const { return !m_price.empty(); }
-    double cachedPrice(int s, int t, int r) const { return m_price[index(s, t, r)]; }
+    bool pricesCached() const { return m_cached; }
+    double cachedPrice(int s, int t, int r) const { return m_cells[cell(s, t)].price[r]; }
 
 private:
     // slot-major: one slot's servers are contiguous (the subroutine reads every server of a slot in turn)
-    size_t index(int s, int t, int r) const { return (size_t(t) * m_cap.size() + size_t(s)) * kResources + size_t(r); }
+    size_t cell(int s, int t) const { return size_t(t) * m_cap.size() + size_t(s); }
     std::vector<Amounts> m_cap;
-    std::vector<double> m_used;
-    std::vector<double> m_price; // empty = not cached
-    std::vector<char> m_priced;  // per resource: cached family
+    // per (slot, server): the amounts reserved and their cached prices in one cache line (the subroutine reads both)
+    struct alignas(64) Cell {
+        double used[kResources];
+        double price[kResources];
+    };
+    std::vector<Cell> m_cells;
+    bool m_cached = false;
     Amounts m_U {1, 1, 1, 1};
     double m_L = 1;
     Amounts m_Lr {0, 0, 0, 0};
