@@ -45,12 +45,11 @@ RunOptions runOptions(Args& a)
     o.fixedWorkers = int(a.getInt("fixed-workers", o.fixedWorkers));
     o.oasis.uScale = a.getDouble("u-scale", 1);
     o.oasis.lScale = a.getDouble("l-scale", 1);
-    const std::string bounds = a.get("bounds", "unit");
-    if (bounds != "unit" && bounds != "unit-slot" && bounds != "density")
-        throw UsageError("--bounds unit|unit-slot|density");
-    o.oasis.bounds = bounds == "unit"        ? OasisParams::Bounds::PerUnit
-                     : bounds == "unit-slot" ? OasisParams::Bounds::PerUnitSlot
-                                             : OasisParams::Bounds::Density;
+    try {
+        o.oasis.bounds = boundsFrom(a.get("bounds", "unit"));
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(std::string("--bounds: ") + e.what());
+    }
     if (o.fixedWorkers < 1 || !(o.oasis.uScale > 0) || !(o.oasis.lScale > 0))
         throw UsageError("--fixed-workers >= 1, --u-scale and --l-scale > 0");
     return o;
@@ -220,10 +219,10 @@ CliCommand generateOasis("generate-oasis",
                          &cmdGenerate);
 CliCommand simulateOasis("simulate-oasis",
                          "--scenario FILE [--policy all|oasis,fifo,drf,dorm,greedy,riskreward] [--fixed-workers 4] [--u-scale 1] "
-                         "[--l-scale 1] [--json] [--decisions] : slotted OASiS run vs the baselines",
+                         "[--l-scale 1] [--bounds unit|unit-slot|density] [--json] [--decisions] : slotted OASiS run vs the baselines",
                          &cmdSimulate);
 CliCommand sweepOasis("sweep-oasis",
-                      "[--loads 0.5,1,2,4] [--seeds 1-3] [--policy all] [--csv F] + generate-oasis options : total "
+                      "[--loads 0.5,1,2,4] [--seeds 1-3] [--policy all] [--csv F] [--bounds unit] + generate-oasis options : total "
                       "utility of OASiS and the baselines as the load grows",
                       &cmdSweep);
 CliCommand benchOasis("bench-oasis", "[--jobs 10000] [--servers 100] [--ps 50] [--slots 500] [--seed 1] : subroutine ms "

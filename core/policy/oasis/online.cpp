@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <stdexcept>
 
 namespace ss::oasis {
 
@@ -17,6 +18,17 @@ std::string AdmissionDecision::reason() const
                   utility, workerCost, psCost, payoff(), admitted ? "admitted" : "rejected (payoff <= 0)",
                   schedule.completion);
     return buf;
+}
+
+OasisParams::Bounds boundsFrom(const std::string& name)
+{
+    if (name == "unit")
+        return OasisParams::Bounds::PerUnit;
+    if (name == "unit-slot")
+        return OasisParams::Bounds::PerUnitSlot;
+    if (name == "density")
+        return OasisParams::Bounds::Density;
+    throw std::invalid_argument("unknown OASiS price bounds '" + name + "' (unit, unit-slot, density)");
 }
 
 void OasisOnline::reset(const OasisScenario& sc, const OasisParams& p)

@@ -35,6 +35,9 @@ struct OasisParams {
     Bounds bounds = Bounds::PerUnit;
 };
 
+/// "unit", "unit-slot" or "density" (throws std::invalid_argument naming the allowed values for anything else).
+OasisParams::Bounds boundsFrom(const std::string& name);
+
 /// One admission decision with its payoff broken down.
 struct AdmissionDecision {
     int job = 0;            ///< index into the scenario's jobs
