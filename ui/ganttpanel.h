@@ -7,6 +7,7 @@
 
 class QComboBox;
 class QLabel;
+class QPushButton;
 
 namespace ss {
 class GanttView;
@@ -40,6 +41,7 @@ private:
     QComboBox* m_mode = nullptr;
     QLabel* m_chronusLegend = nullptr; ///< what Chronus's overlays mean (Chronus runs only)
     OasisSlotStrip* m_oasis = nullptr; ///< workers / PSs per job and slot (OASiS runs only)
+    QPushButton* m_oasisSlotted = nullptr; ///< opens a slotted OASiS scenario (OASiS runs only)
 };
 
 } // namespace ss::ui

@@ -8,12 +8,21 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 
+#include <QComboBox>
+#include <QLabel>
+#include <QScrollArea>
+#include <QVBoxLayout>
+
 #include "ganttview.h"
+#include "io/oasisio.h"
 #include "jobcolors.h"
 #include "oasisview.h"
+#include "policy/oasis/oasissim.h"
+#include "viewhelpers.h"
 
 namespace ss::ui {
 
@@ -116,6 +125,45 @@ OasisSlotsData oasisSlotsOf(const RunEntry& run)
     return d;
 }
 
+OasisSlotsData oasisSlotsOf(const ss::oasis::OasisScenario& sc, const ss::oasis::OasisRun& run)
+{
+    OasisSlotsData d;
+    d.slotSeconds = sc.slotSeconds;
+    std::vector<const ss::oasis::Schedule*> plans(sc.jobs.size(), nullptr);
+    for (const ss::oasis::AdmissionDecision& a : run.decisions)
+        if (a.admitted && size_t(a.job) < plans.size() && !a.schedule.slots.empty())
+            plans[size_t(a.job)] = &a.schedule;
+    for (size_t i = 0; i < run.workersOverTime.size() && i < sc.jobs.size(); ++i) {
+        if (run.workersOverTime[i].empty())
+            continue;
+        OasisJobSlots j;
+        j.job = int(i);
+        j.id = (long long)sc.jobs[i].id;
+        j.workersLo = j.psLo = std::numeric_limits<int>::max();
+        for (const auto& [t, y] : run.workersOverTime[i]) {
+            OasisSlotCell c;
+            c.slot = t;
+            c.workersLo = c.workersHi = c.held = y;
+            c.psLo = c.psHi = sc.jobs[i].psFor(y);
+            if (plans[i])
+                for (const ss::oasis::SlotAlloc& a : plans[i]->slots)
+                    if (a.slot == t)
+                        c.psLo = c.psHi = a.ps;
+            j.workersLo = std::min(j.workersLo, y);
+            j.workersHi = std::max(j.workersHi, y);
+            j.psLo = std::min(j.psLo, c.psLo);
+            j.psHi = std::max(j.psHi, c.psHi);
+            j.cells.push_back(c);
+        }
+        d.maxWorkers = std::max(d.maxWorkers, j.workersHi);
+        d.jobs.push_back(std::move(j));
+    }
+    std::stable_sort(d.jobs.begin(), d.jobs.end(), [](const OasisJobSlots& a, const OasisJobSlots& b) {
+        return a.cells.front().slot < b.cells.front().slot || (a.cells.front().slot == b.cells.front().slot && a.job < b.job);
+    });
+    return d;
+}
+
 // --- the strip ---------------------------------------------------------------------------------------------
 
 OasisSlotStrip::OasisSlotStrip(ss::GanttView* gantt, QWidget* parent) : QWidget(parent), m_gantt(gantt)
@@ -123,12 +171,25 @@ OasisSlotStrip::OasisSlotStrip(ss::GanttView* gantt, QWidget* parent) : QWidget(
     setObjectName(QStringLiteral("oasisSlotStrip"));
     setMouseTracking(true);
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
-    connect(gantt, &ss::GanttView::viewRangeChanged, this, qOverload<>(&QWidget::update));
+    if (gantt)
+        connect(gantt, &ss::GanttView::viewRangeChanged, this, qOverload<>(&QWidget::update));
 }
+
+double OasisSlotStrip::viewStart() const { return m_gantt ? m_gantt->viewStart() : m_t0; }
+double OasisSlotStrip::viewEnd() const { return m_gantt ? m_gantt->viewEnd() : m_t1; }
 
 void OasisSlotStrip::setData(OasisSlotsData d)
 {
     m_data = std::move(d);
+    // own window: the slots of the data
+    int lo = std::numeric_limits<int>::max(), hi = 0;
+    for (const OasisJobSlots& j : m_data.jobs)
+        for (const OasisSlotCell& c : j.cells) {
+            lo = std::min(lo, c.slot);
+            hi = std::max(hi, c.slot + 1);
+        }
+    m_t0 = lo < hi ? lo * m_data.slotSeconds : 0;
+    m_t1 = lo < hi ? hi * m_data.slotSeconds : 1;
     updateGeometry();
     update();
 }
@@ -152,11 +213,15 @@ int OasisSlotStrip::rowHeight() const
 QSize OasisSlotStrip::sizeHint() const
 {
     const int n = int(m_data.jobs.size());
-    return {400, headerHeight() + std::clamp(n * 14, 14, 210) + 2};
+    return {400, headerHeight() + (m_gantt ? std::clamp(n * 14, 14, 210) : std::max(14, n * 14)) + 2};
 }
 
 double OasisSlotStrip::xOf(double t) const
 {
+    if (!m_gantt) {
+        const double x0 = 56;
+        return x0 + (t - m_t0) / (m_t1 - m_t0) * (width() - x0 - 4);
+    }
     return m_gantt->xOf(t) + m_gantt->mapTo(window(), QPoint(0, 0)).x() - mapTo(window(), QPoint(0, 0)).x();
 }
 
@@ -165,14 +230,16 @@ void OasisSlotStrip::paintEvent(QPaintEvent*)
     QPainter p(this);
     p.fillRect(rect(), palette().base());
     const int hh = headerHeight(), rh = rowHeight();
-    const double x0 = std::max(0.0, xOf(m_gantt->viewStart()));
+    const double x0 = std::max(0.0, xOf(viewStart()));
     p.setPen(palette().text().color());
     p.drawText(QRect(4, 0, width() - 8, hh), Qt::AlignVCenter | Qt::AlignLeft,
-               tr("OASiS: workers y(t) / PSs z(t) each admitted job reserved per slot (row j<id>; height: workers; "
-                  "label: w workers, p PSs; bar below: GPUs held, red: outside the plan)"));
+               m_gantt ? tr("OASiS: workers y(t) / PSs z(t) each admitted job reserved per slot (row j<id>; height: "
+                            "workers; label: w workers, p PSs; bar below: GPUs held, red: outside the plan)")
+                       : tr("Workers y(t) / PSs z(t) per job and slot (row j<id>; height: workers against the job's "
+                            "most; label when wide enough: w workers, p PSs; tooltip: the slot's counts)"));
     m_lastCells = 0;
     const double L = m_data.slotSeconds;
-    const double v0 = m_gantt->viewStart(), v1 = m_gantt->viewEnd();
+    const double v0 = viewStart(), v1 = viewEnd();
     const QFontMetrics fm = fontMetrics();
     for (size_t i = 0; i < m_data.jobs.size(); ++i) {
         const OasisJobSlots& j = m_data.jobs[i];
@@ -203,7 +270,7 @@ void OasisSlotStrip::paintEvent(QPaintEvent*)
                     p.drawText(QRectF(a, y, b - a, rh - barH), Qt::AlignCenter, label);
                 }
             }
-            if (c.held > 0)
+            if (c.held > 0 && m_gantt) // a slotted run holds exactly what it planned: no bar
                 p.fillRect(QRectF(a, y + rh - barH, std::max(1.0, b - a), barH),
                            c.planned() && c.held <= c.workersHi ? palette().text().color() : QColor(220, 40, 40));
         }
@@ -213,7 +280,7 @@ void OasisSlotStrip::paintEvent(QPaintEvent*)
             p.drawRect(QRectF(x0, y + 0.5, width() - x0 - 1, rh - 1));
         }
     }
-    const double cur = m_gantt->cursorTime();
+    const double cur = m_gantt ? m_gantt->cursorTime() : NAN;
     if (std::isfinite(cur) && cur >= v0 && cur <= v1) {
         p.setPen(QPen(QColor(200, 30, 30), 1));
         p.drawLine(QPointF(xOf(cur), hh), QPointF(xOf(cur), height()));
@@ -223,7 +290,7 @@ void OasisSlotStrip::paintEvent(QPaintEvent*)
 bool OasisSlotStrip::cellAt(const QPoint& pos, int& row, int& cell) const
 {
     const int hh = headerHeight(), rh = rowHeight();
-    if (pos.y() < hh || pos.x() < xOf(m_gantt->viewStart()))
+    if (pos.y() < hh || pos.x() < xOf(viewStart()))
         return false;
     row = (pos.y() - hh) / rh;
     if (row < 0 || row >= int(m_data.jobs.size()))
@@ -281,5 +348,62 @@ bool OasisSlotStrip::event(QEvent* e)
     }
     return QWidget::event(e);
 }
+
+// --- a slotted run ------------------------------------------------------------------------------------------
+
+OasisSlottedWindow::OasisSlottedWindow(const QString& path, QWidget* parent)
+    : QWidget(parent, Qt::Window), m_sc(std::make_unique<ss::oasis::OasisScenario>(ss::oasis::readScenario(path.toStdString())))
+{
+    setObjectName(QStringLiteral("oasisSlottedWindow"));
+    setWindowTitle(tr("Slotted OASiS run — %1").arg(path));
+    auto* v = new QVBoxLayout(this);
+    m_policy = new QComboBox(this);
+    for (const std::string& p : ss::oasis::oasisPolicyNames())
+        m_policy->addItem(QString::fromStdString(p));
+    m_summary = new QLabel(this);
+    m_summary->setWordWrap(true);
+    v->addWidget(hbox({new QLabel(tr("Policy"), this), m_policy}, this));
+    v->addWidget(m_summary);
+    m_strip = new OasisSlotStrip(nullptr, this);
+    auto* area = new QScrollArea(this);
+    area->setWidgetResizable(true);
+    area->setWidget(m_strip);
+    v->addWidget(area, 1);
+    connect(m_policy, &QComboBox::currentTextChanged, this, &OasisSlottedWindow::setPolicy);
+    resize(1100, 640);
+    setPolicy(QStringLiteral("oasis"));
+}
+
+OasisSlottedWindow::~OasisSlottedWindow() = default;
+
+void OasisSlottedWindow::setPolicy(const QString& policy)
+{
+    if (m_policy->currentText() != policy) {
+        m_policy->setCurrentText(policy); // re-enters through currentTextChanged
+        return;
+    }
+    ss::oasis::RunOptions o;
+    o.keepSchedules = true;
+    const ss::oasis::OasisRun run = ss::oasis::runOasisPolicy(*m_sc, policy.toStdString(), o);
+    QString s = tr("%1 jobs, %2 worker servers, %3 PS servers, %4 slots of %5 s. %6: total utility %7, %8 admitted, %9 "
+                   "completed, mean JCT %10 slots")
+                    .arg(m_sc->jobs.size())
+                    .arg(m_sc->workers.size())
+                    .arg(m_sc->psServers.size())
+                    .arg(m_sc->horizon)
+                    .arg(m_sc->slotSeconds)
+                    .arg(policy)
+                    .arg(run.totalUtility, 0, 'f', 2)
+                    .arg(run.admitted)
+                    .arg(run.completed)
+                    .arg(run.meanJctSlots, 0, 'f', 2);
+    if (policy == QStringLiteral("oasis"))
+        s += tr(", α %1").arg(run.alpha, 0, 'f', 3);
+    m_summary->setText(s + tr(". Rows: the jobs that ran, their workers y(t) and PSs z(t) in every slot (elastic)."));
+    m_strip->setData(oasisSlotsOf(*m_sc, run));
+    m_strip->setMinimumHeight(m_strip->sizeHint().height());
+}
+
+QString OasisSlottedWindow::summary() const { return m_summary->text(); }
 
 } // namespace ss::ui

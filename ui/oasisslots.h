@@ -14,8 +14,15 @@
 
 #include "runentry.h"
 
+class QComboBox;
+class QLabel;
+
 namespace ss {
 class GanttView;
+}
+namespace ss::oasis {
+struct OasisScenario;
+struct OasisRun;
 }
 
 namespace ss::ui {
@@ -53,8 +60,13 @@ OasisScheduleSummary parseOasisSchedule(const QString& summary);
 /// The per-slot counts of an `oasis` run (empty when it is not one or has no decision log). Slot length: the run's
 /// `oasis.slot` parameter (600 s by default).
 OasisSlotsData oasisSlotsOf(const RunEntry& run);
+/// The per-slot counts of a slotted run (runOasisPolicy with keepSchedules): the elastic y_i(t), z_i(t) of every
+/// admitted job that ran (z from the decisions' schedules for oasis, from the bandwidth rule psFor(y) for the
+/// baselines); the slotted simulator runs every plan as made, so held = the workers.
+OasisSlotsData oasisSlotsOf(const ss::oasis::OasisScenario& sc, const ss::oasis::OasisRun& run);
 
-/// The strip under the Gantt; follows the Gantt's time window, cursor and selected job.
+/// The strip under the Gantt; follows the Gantt's time window, cursor and selected job. Without a Gantt (null) it
+/// has its own time axis over the data's slots (the slotted-run window).
 class OasisSlotStrip : public QWidget {
     Q_OBJECT
 public:
@@ -78,12 +90,34 @@ protected:
 private:
     ss::GanttView* m_gantt;
     OasisSlotsData m_data;
+    double m_t0 = 0, m_t1 = 1; // own time window (no Gantt)
+    double viewStart() const;
+    double viewEnd() const;
     int m_selected = -1;
     int m_lastCells = 0;
     int headerHeight() const;
     int rowHeight() const;
     double xOf(double t) const; ///< the Gantt's x of time t, in this widget's coordinates
     bool cellAt(const QPoint& pos, int& row, int& cell) const;
+};
+
+/// A slotted OASiS scenario (`schedstudio-oasis` file, e.g. sample-traces/oasis-ps.json) run in the studio under a
+/// chosen policy, with the strip of its elastic workers and PSs per slot (GanttPanel's "Slotted OASiS…" button).
+class OasisSlottedWindow : public QWidget {
+    Q_OBJECT
+public:
+    /// Reads `path` (throws ss::IoError / std::exception with the file's error) and runs OASiS on it.
+    explicit OasisSlottedWindow(const QString& path, QWidget* parent = nullptr);
+    ~OasisSlottedWindow() override;
+    void setPolicy(const QString& policy); ///< oasis, fifo, drf, dorm, greedy, riskreward
+    OasisSlotStrip* strip() const { return m_strip; }
+    QString summary() const; ///< the line above the strip
+
+private:
+    std::unique_ptr<ss::oasis::OasisScenario> m_sc;
+    QComboBox* m_policy = nullptr;
+    QLabel* m_summary = nullptr;
+    OasisSlotStrip* m_strip = nullptr;
 };
 
 } // namespace ss::ui

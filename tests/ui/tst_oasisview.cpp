@@ -15,7 +15,9 @@
 #include "io/traceio.h"
 #include "oasisslots.h"
 #include "oasisview.h"
+#include "io/oasisio.h"
 #include "policy/oasis/oasispolicy.h"
+#include "policy/oasis/oasissim.h"
 #include "run/runner.h"
 #include "stepperpanel.h"
 #include "teaching.h"
@@ -66,6 +68,7 @@ private Q_SLOTS:
     void teachingWalksAnAdmission();
     void scheduleSummaryParses();
     void slotStripShowsWorkersAndPsPerSlot();
+    void slottedWindowShowsElasticCounts();
 };
 
 void TestOasisView::stepperListsPayoffsAndRejections()
@@ -301,6 +304,53 @@ void TestOasisView::slotStripShowsWorkersAndPsPerSlot()
     panel.setRun(other);
     QVERIFY(!strip->isVisible());
     QVERIFY(oasisSlotsOf(*other).jobs.empty());
+}
+
+void TestOasisView::slottedWindowShowsElasticCounts()
+{
+    const QString path = QStringLiteral(SS_SOURCE_DIR "/sample-traces/oasis-ps.json");
+    OasisSlottedWindow win(path);
+    win.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&win));
+    const ss::oasis::OasisScenario sc = ss::oasis::readScenario(path.toStdString());
+    ss::oasis::RunOptions o;
+    o.keepSchedules = true;
+    const ss::oasis::OasisRun run = ss::oasis::runOasisPolicy(sc, "oasis", o);
+    QVERIFY2(win.summary().contains(QStringLiteral("oasis: total utility %1, %2 admitted").arg(run.totalUtility, 0, 'f', 2).arg(run.admitted)),
+             qPrintable(win.summary()));
+    const OasisSlotsData& d = win.strip()->data();
+    QCOMPARE(int(d.jobs.size()), run.admitted); // every admitted job runs its plan
+    bool elastic = false;
+    for (const OasisJobSlots& j : d.jobs) {
+        const ss::oasis::OasisJob& job = sc.jobs[size_t(j.job)];
+        int work = 0;
+        for (const OasisSlotCell& c : j.cells) {
+            // the seed's constraints per slot: worker cap, bandwidth guarantee, PS count
+            QVERIFY(c.workersHi >= 1 && c.workersHi <= job.chunks);
+            QVERIFY(c.workersHi * job.workerBw <= c.psHi * job.psBw + 1e-9);
+            QVERIFY(c.psHi <= c.workersHi);
+            work += c.workersHi;
+        }
+        QVERIFY(work >= job.workerSlots(sc.slotSeconds));
+        QCOMPARE(j.cells.back().slot, run.jobs[size_t(j.job)].completion);
+        elastic |= j.workersLo < j.workersHi;
+    }
+    QVERIFY2(elastic, "some job's worker count changes from slot to slot");
+    win.strip()->grab();
+    QVERIFY(win.strip()->lastDrawnCells() > 0);
+    // docs/screenshots/oasis-slotted.png: SS_SCREENSHOT_DIR=docs/screenshots build/tests/ui/tst_oasisview
+    if (const QString dir = qEnvironmentVariable("SS_SCREENSHOT_DIR"); !dir.isEmpty())
+        QVERIFY(win.grab().save(dir + QStringLiteral("/oasis-slotted.png")));
+    // another policy: its counts
+    win.setPolicy(QStringLiteral("dorm"));
+    const ss::oasis::OasisRun dorm = ss::oasis::runOasisPolicy(sc, "dorm", o);
+    QVERIFY(win.summary().contains(QStringLiteral("dorm: total utility %1").arg(dorm.totalUtility, 0, 'f', 2)));
+    int ran = 0;
+    for (const auto& w : dorm.workersOverTime)
+        ran += !w.empty();
+    QCOMPARE(int(win.strip()->data().jobs.size()), ran);
+    // a bad file is an error naming it
+    QVERIFY_THROWS_EXCEPTION(std::exception, OasisSlottedWindow(QStringLiteral("/nonexistent/oasis.json")));
 }
 
 QTEST_MAIN(TestOasisView)
