@@ -209,6 +209,7 @@ void TestOasisView::teachingWalksAnAdmission()
     const QString html = explainDecision(log, k, *run->trace, *run->cluster, QStringLiteral("oasis"));
     QVERIFY(html.contains(s.toHtmlEscaped()));
     QVERIFY(html.contains(QStringLiteral("Admission — OASiS")));
+    QVERIFY(html.contains(QStringLiteral("Gantt's OASiS strip"))); // points to the workers / PSs per slot
     QVERIFY(!html.contains(QStringLiteral("Allocation — how the time"))); // the prices are not a Gavel allocation
     // a rejected job's sentence says so (one server: singular)
     AdmissionRecord neg {acc->job, Admit::Reject, -7.0f,
