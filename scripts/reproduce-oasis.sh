@@ -26,6 +26,10 @@ for b in "--bounds unit-slot" "--bounds density" "--bounds density --l-scale 10"
         --policy oasis,drf,riskreward $b
 done
 echo
+echo "== only time-critical (sigmoid) utilities"
+"$CLI" sweep-oasis --loads "$LOADS" --seeds "$SEEDS" --jobs 1000000 --workers 20 --ps 10 --horizon 500 \
+    --fixed-workers 4 --sigmoid 1 --linear 0
+echo
 echo "== sensitivity to the price bounds: OASiS with L x 0.01 and U x 10"
 "$CLI" sweep-oasis --loads 1,2 --seeds "$SEEDS" --jobs 1000000 --workers 20 --ps 10 --horizon 500 \
     --policy oasis,drf --l-scale 0.01
