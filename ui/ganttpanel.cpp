@@ -1,12 +1,15 @@
 #include "ganttpanel.h"
 
 #include <QComboBox>
+#include <QFileDialog>
 #include <QLabel>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QVBoxLayout>
 
 #include "chronusview.h"
 #include "ganttview.h"
+#include "oasisslots.h"
 #include "viewhelpers.h"
 
 namespace ss::ui {
@@ -28,6 +31,30 @@ GanttPanel::GanttPanel(ExportMenus* exports, QWidget* parent) : QWidget(parent)
     v->addWidget(m_chronusLegend);
     m_gantt = new ss::GanttView(w);
     v->addWidget(m_gantt, 1);
+    m_oasis = new OasisSlotStrip(m_gantt, w);
+    m_oasis->hide();
+    v->addWidget(m_oasis);
+    connect(m_oasis, &OasisSlotStrip::jobSelected, this, &GanttPanel::jobSelected);
+    // the engine's OASiS schedules are rigid; the seed's elastic ones come from the slotted simulator
+    m_oasisSlotted = new QPushButton(tr("Elastic workers/PSs: slotted OASiS scenario…"), w);
+    m_oasisSlotted->setObjectName(QStringLiteral("oasisSlottedButton"));
+    m_oasisSlotted->setToolTip(tr("Run a slotted OASiS scenario (e.g. sample-traces/oasis-ps.json) and show every job's "
+                                  "workers y(t) and PSs z(t) per slot"));
+    m_oasisSlotted->hide();
+    v->addWidget(hbox({m_oasisSlotted}, w));
+    connect(m_oasisSlotted, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Slotted OASiS scenario"), QStringLiteral(SS_SAMPLE_DIR),
+                                                          tr("OASiS scenarios (oasis*.json);;JSON (*.json)"));
+        if (path.isEmpty())
+            return;
+        try {
+            auto* win = new OasisSlottedWindow(path, this);
+            win->setAttribute(Qt::WA_DeleteOnClose);
+            win->show();
+        } catch (const std::exception& e) {
+            QMessageBox::warning(this, tr("Slotted OASiS scenario"), QString::fromUtf8(e.what()));
+        }
+    });
     exports->installPlotExport(m_gantt);
     connect(fit, &QPushButton::clicked, m_gantt, &ss::GanttView::zoomToFit);
     connect(m_mode, &QComboBox::currentIndexChanged, this, [this](int i) {
@@ -52,6 +79,9 @@ void GanttPanel::setRun(RunPtr run)
         m_gantt->setPeriodLines(0); // Chronus's overlays
         m_gantt->setMarks({});
         m_chronusLegend->hide();
+        m_oasis->setData({});
+        m_oasis->hide();
+        m_oasisSlotted->hide();
         m_gantt->setData({});
         return;
     }
@@ -64,17 +94,24 @@ void GanttPanel::setRun(RunPtr run)
         m_chronusLegend->setText(tr("Chronus: dashed = lease boundary (every %1 min) · solid = guaranteed · hatched = "
                                     "opportunistic · ▼ deadline (hollow: later level; red: missed)")
                                      .arg(chronusLeaseSeconds(*m_run->out) / 60.0, 0, 'g', 4));
+    OasisSlotsData slots = oasisSlotsOf(*m_run);
+    m_oasis->setVisible(!slots.jobs.empty());
+    m_oasisSlotted->setVisible(!slots.jobs.empty());
+    m_oasis->setData(std::move(slots));
     m_gantt->zoomToFit();
 }
 
 void GanttPanel::setCursorTime(double t)
 {
     m_gantt->setCursorTime(t);
+    if (m_oasis->isVisible())
+        m_oasis->update();
 }
 
 void GanttPanel::selectJob(int job)
 {
     m_gantt->setSelectedJob(job);
+    m_oasis->setSelectedJob(job);
 }
 
 } // namespace ss::ui

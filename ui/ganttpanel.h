@@ -7,6 +7,7 @@
 
 class QComboBox;
 class QLabel;
+class QPushButton;
 
 namespace ss {
 class GanttView;
@@ -15,6 +16,7 @@ class GanttView;
 namespace ss::ui {
 
 class ExportMenus;
+class OasisSlotStrip;
 
 class GanttPanel : public QWidget {
     Q_OBJECT
@@ -24,6 +26,7 @@ public:
     void setRun(RunPtr run); ///< null clears the chart
     void setCursorTime(double t);
     ss::GanttView* view() const { return m_gantt; }
+    OasisSlotStrip* oasisStrip() const { return m_oasis; }
 
 public Q_SLOTS:
     void selectJob(int job);
@@ -37,6 +40,8 @@ private:
     ss::GanttView* m_gantt = nullptr;
     QComboBox* m_mode = nullptr;
     QLabel* m_chronusLegend = nullptr; ///< what Chronus's overlays mean (Chronus runs only)
+    OasisSlotStrip* m_oasis = nullptr; ///< workers / PSs per job and slot (OASiS runs only)
+    QPushButton* m_oasisSlotted = nullptr; ///< opens a slotted OASiS scenario (OASiS runs only)
 };
 
 } // namespace ss::ui

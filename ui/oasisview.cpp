@@ -49,10 +49,18 @@ QStringList admissionLines(const DecisionRecord& r, const Trace& trace)
         return (x->verdict == Admit::Accept) > (y->verdict == Admit::Accept);
     });
     QStringList lines;
-    for (const AdmissionRecord* a : order)
-        lines << QObject::tr("job %1 %2%3")
-                     .arg(traceId(trace, a->job), QString::fromUtf8(toString(a->verdict)),
-                          a->reason.empty() ? QString() : QStringLiteral(": %1").arg(QString::fromStdString(a->reason)));
+    for (const AdmissionRecord* a : order) {
+        QString line = QObject::tr("job %1 %2%3")
+                           .arg(traceId(trace, a->job), QString::fromUtf8(toString(a->verdict)),
+                                a->reason.empty() ? QString() : QStringLiteral(": %1").arg(QString::fromStdString(a->reason)));
+        // an admitted OASiS job: where its workers and PSs per slot are drawn (ui/oasisslots.h)
+        if (a->verdict == Admit::Accept) {
+            const OasisAdmission p = parseOasisAdmission(a->reason);
+            if (p.ok && p.admitted && !p.schedule.isEmpty())
+                line += QObject::tr(" (per slot: Gantt, OASiS strip row j%1)").arg(traceId(trace, a->job));
+        }
+        lines << line;
+    }
     return lines;
 }
 
@@ -90,7 +98,9 @@ QString explainOasisAdmissions(const DecisionRecord& r, const Trace& trace)
         "its workers and parameter servers over the coming slots at the current resource prices (prices grow "
         "exponentially with what earlier admissions reserved). Its <i>payoff</i> is the utility of finishing at "
         "that schedule's completion minus the cost of the workers and PSs. The job is admitted only if the payoff "
-        "is positive; its schedule is then reserved and raises the prices (see the price heatmap).</p><ul>");
+        "is positive; its schedule is then reserved and raises the prices (see the price heatmap). The Gantt's "
+        "OASiS strip draws each admitted job's reserved workers y(t) and parameter servers z(t) slot by slot (row "
+        "j&lt;job&gt;), with the GPUs it really held below them.</p><ul>");
     const size_t show = std::min<size_t>(r.admissions.size(), 6);
     for (size_t i = 0; i < show; ++i)
         h += QStringLiteral("<li>%1.</li>").arg(oasisAdmissionSentence(r.admissions[i], trace).toHtmlEscaped());

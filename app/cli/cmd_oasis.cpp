@@ -45,6 +45,11 @@ RunOptions runOptions(Args& a)
     o.fixedWorkers = int(a.getInt("fixed-workers", o.fixedWorkers));
     o.oasis.uScale = a.getDouble("u-scale", 1);
     o.oasis.lScale = a.getDouble("l-scale", 1);
+    try {
+        o.oasis.bounds = boundsFrom(a.get("bounds", "unit"));
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(std::string("--bounds: ") + e.what());
+    }
     if (o.fixedWorkers < 1 || !(o.oasis.uScale > 0) || !(o.oasis.lScale > 0))
         throw UsageError("--fixed-workers >= 1, --u-scale and --l-scale > 0");
     return o;
@@ -57,7 +62,7 @@ std::vector<std::string> policiesFrom(const std::string& s)
     std::vector<std::string> out = splitList(s);
     for (const auto& p : out)
         if (std::find(oasisPolicyNames().begin(), oasisPolicyNames().end(), p) == oasisPolicyNames().end())
-            throw UsageError("unknown policy '" + p + "' (oasis, fifo, drf, dorm, greedy, all)");
+            throw UsageError("unknown policy '" + p + "' (oasis, fifo, drf, dorm, greedy, riskreward, all)");
     return out;
 }
 
@@ -88,7 +93,7 @@ int cmdSimulate(Args& a)
         std::printf("%s: %zu jobs, H %zu worker servers, K %zu PS servers, T %d slots of %g s\n", path.c_str(),
                     sc.jobs.size(), sc.workers.size(), sc.psServers.size(), sc.horizon, sc.slotSeconds);
     if (!json)
-        std::printf("%-8s %14s %9s %10s %16s\n", "policy", "total utility", "admitted", "completed",
+        std::printf("%-10s %14s %9s %10s %16s\n", "policy", "total utility", "admitted", "completed",
                     "mean JCT (slots)");
     for (const std::string& name : pols) {
         const OasisRun run = runOasisPolicy(sc, name, o);
@@ -96,10 +101,10 @@ int cmdSimulate(Args& a)
             arr.push(runToJson(sc, run, decisions));
             continue;
         }
-        std::printf("%-8s %14.2f %9d %10d %16.2f\n", name.c_str(), run.totalUtility, run.admitted, run.completed,
+        std::printf("%-10s %14.2f %9d %10d %16.2f\n", name.c_str(), run.totalUtility, run.admitted, run.completed,
                     run.meanJctSlots);
         if (name == "oasis")
-            std::printf("         alpha %.3f (competitive-ratio bound; timings: bench-oasis or --json)\n", run.alpha);
+            std::printf("           alpha %.3f (competitive-ratio bound; timings: bench-oasis or --json)\n", run.alpha);
         if (decisions)
             for (const AdmissionDecision& d : run.decisions)
                 std::printf("  job %lld (slot %d): %s\n", (long long)sc.jobs[size_t(d.job)].id,
@@ -200,7 +205,7 @@ int cmdBench(Args& a)
                 run.subroutineMeanMs, pct(0.5), pct(0.99), ms.empty() ? 0.0 : ms.back());
     std::printf("OASiS run: %zu jobs simulated in %.2f s (target < 60 s); admitted %d, total utility %.1f, alpha %.2f\n",
                 sc.jobs.size(), run.wallSeconds, run.admitted, run.totalUtility, run.alpha);
-    for (const char* name : {"greedy", "dorm"}) {
+    for (const char* name : {"greedy", "dorm", "riskreward"}) {
         const OasisRun b = runOasisPolicy(sc, name);
         std::printf("%s run: %.2f s; total utility %.1f\n", name, b.wallSeconds, b.totalUtility);
     }
@@ -213,11 +218,11 @@ CliCommand generateOasis("generate-oasis",
                          "servers, Dorm-like demands, Google-trace-shaped arrivals)",
                          &cmdGenerate);
 CliCommand simulateOasis("simulate-oasis",
-                         "--scenario FILE [--policy all|oasis,fifo,drf,dorm,greedy] [--fixed-workers 4] [--u-scale 1] "
-                         "[--l-scale 1] [--json] [--decisions] : slotted OASiS run vs the baselines",
+                         "--scenario FILE [--policy all|oasis,fifo,drf,dorm,greedy,riskreward] [--fixed-workers 4] [--u-scale 1] "
+                         "[--l-scale 1] [--bounds unit|unit-slot|density] [--json] [--decisions] : slotted OASiS run vs the baselines",
                          &cmdSimulate);
 CliCommand sweepOasis("sweep-oasis",
-                      "[--loads 0.5,1,2,4] [--seeds 1-3] [--policy all] [--csv F] + generate-oasis options : total "
+                      "[--loads 0.5,1,2,4] [--seeds 1-3] [--policy all] [--csv F] [--bounds unit] + generate-oasis options : total "
                       "utility of OASiS and the baselines as the load grows",
                       &cmdSweep);
 CliCommand benchOasis("bench-oasis", "[--jobs 10000] [--servers 100] [--ps 50] [--slots 500] [--seed 1] : subroutine ms "

@@ -356,6 +356,68 @@ private Q_SLOTS:
         QVERIFY_EXCEPTION_THROWN(runOasisPolicy(sc, "lifo", o), std::invalid_argument);
     }
 
+    void densityBoundsByHand()
+    {
+        // two constant-utility jobs of N = 4, D = 8 (fastest 2 slots, 2 PSs per slot: Z = 4 PS-slots), utilities
+        // 100 and 10; demands: worker 1 GPU + 1 core, PS 1 core: n = 3 (family, resource) pairs
+        OasisScenario sc = smallScenario(1, 1, 10, 4, 8);
+        const OasisJob a = simpleJob(0, 0, 4, 8, 100), b = simpleJob(1, 0, 4, 8, 10);
+        sc.jobs = {a, b};
+        validateScenario(sc);
+        OasisParams par;
+        par.bounds = OasisParams::Bounds::Density;
+        OasisOnline alg;
+        alg.reset(sc, par);
+        const PriceFamily& p = alg.workerPrices();
+        const PriceFamily& q = alg.psPrices();
+        QCOMPARE(p.U[Gpu], 100.0 / 8);           // the largest utility per GPU-slot
+        QCOMPARE(p.lower(Gpu), 10.0 / 8 / 12);   // the smallest, / (4 n)
+        QCOMPARE(p.lower(Cpu), 10.0 / 8 / 12);
+        QCOMPARE(q.U[Cpu], 100.0 / 4);           // per PS core-slot
+        QCOMPARE(q.lower(Cpu), 10.0 / 4 / 12);
+        QVERIFY(std::abs(alg.alpha() - std::log(120.0)) < 1e-9);
+        QVERIFY(std::abs(alg.workerPrice(0, 0, Gpu) - 10.0 / 96) < 1e-12); // L^gpu at zero load
+        // at zero load the least valuable job pays exactly a quarter of its utility at its fastest schedule
+        const Quote qb = alg.quote(sc.jobs[1]);
+        QVERIFY(qb.feasible);
+        QCOMPARE(qb.schedule.completion, 1);
+        QVERIFY(std::abs(qb.workerCost + qb.psCost - 2.5) < 1e-9);
+        QVERIFY(std::abs(qb.payoff() - 7.5) < 1e-9);
+    }
+
+    void riskRewardWeighsRewardAgainstLoad()
+    {
+        // 1 server of 4 GPUs, 8 cores; jobs of N = 4, 8 worker-slots (2 slots at full speed), arriving together.
+        // One worker's dominant share is 1/4 (GPU), so a job's volume is 8 x 1/4 = 2.
+        OasisScenario sc = smallScenario(1, 1, 10, 4, 8);
+        const OasisJob a = simpleJob(0, 0, 4, 8, 100); // density 100 / 2 = 50: slots 0-1 at zero load
+        OasisJob b = simpleJob(1, 0, 4, 8, 0.1);        // density 0.05: earliest in slots 2-3
+        sc.jobs = {a, b};
+        validateScenario(sc);
+        // at zero load the first job is admitted as by greedy
+        const OasisRun greedy = runOasisPolicy(sc, "greedy");
+        QCOMPARE(greedy.admitted, 2);
+        // b: load over its window [0, 3] = (1 + 1 + 0 + 0) / 4 = 0.5, mean density (50 + 0.05) / 2, volume 2:
+        // risk 0.5 x 25.025 x 2 = 25.025 > reward 0.1: rejected
+        const OasisRun rr = runOasisPolicy(sc, "riskreward");
+        QCOMPARE(rr.admitted, 1);
+        QVERIFY(rr.jobs[0].admitted && !rr.jobs[1].admitted);
+        QCOMPARE(rr.jobs[0].completion, 1);
+        QCOMPARE(rr.totalUtility, 100.0);
+        // a valuable second job: density 30, risk 0.5 x 40 x 2 = 40 < 60: admitted, after the first
+        b.f.g1 = 60;
+        sc.jobs[1] = b;
+        const OasisRun rr2 = runOasisPolicy(sc, "riskreward");
+        QCOMPARE(rr2.admitted, 2);
+        QCOMPARE(rr2.jobs[1].completion, 3);
+        QCOMPARE(rr2.totalUtility, 160.0);
+        // just below the risk it is rejected: reward 39.9 vs risk 0.5 x (50 + 19.95) / 2 x 2 = 34.98 admits,
+        // reward 30 vs risk 0.5 x (50 + 15) / 2 x 2 = 32.5 rejects
+        b.f.g1 = 30;
+        sc.jobs[1] = b;
+        QCOMPARE(runOasisPolicy(sc, "riskreward").admitted, 1);
+    }
+
     void generatorIsDeterministicAndValid()
     {
         GenParams p;

@@ -3,15 +3,21 @@
 // admission in one sentence.
 #include <QLabel>
 #include <QRegularExpression>
+#include <QSignalSpy>
 #include <QTest>
 
 #include <cmath>
 
+#include "ganttpanel.h"
+#include "ganttview.h"
 #include "heatmapspanel.h"
 #include "heatmapview.h"
 #include "io/traceio.h"
+#include "oasisslots.h"
 #include "oasisview.h"
+#include "io/oasisio.h"
 #include "policy/oasis/oasispolicy.h"
+#include "policy/oasis/oasissim.h"
 #include "run/runner.h"
 #include "stepperpanel.h"
 #include "teaching.h"
@@ -60,6 +66,9 @@ private Q_SLOTS:
     void priceHeatmap();
     void priceRecordRoundTrip();
     void teachingWalksAnAdmission();
+    void scheduleSummaryParses();
+    void slotStripShowsWorkersAndPsPerSlot();
+    void slottedWindowShowsElasticCounts();
 };
 
 void TestOasisView::stepperListsPayoffsAndRejections()
@@ -200,6 +209,7 @@ void TestOasisView::teachingWalksAnAdmission()
     const QString html = explainDecision(log, k, *run->trace, *run->cluster, QStringLiteral("oasis"));
     QVERIFY(html.contains(s.toHtmlEscaped()));
     QVERIFY(html.contains(QStringLiteral("Admission — OASiS")));
+    QVERIFY(html.contains(QStringLiteral("Gantt's OASiS strip"))); // points to the workers / PSs per slot
     QVERIFY(!html.contains(QStringLiteral("Allocation — how the time"))); // the prices are not a Gavel allocation
     // a rejected job's sentence says so (one server: singular)
     AdmissionRecord neg {acc->job, Admit::Reject, -7.0f,
@@ -208,6 +218,140 @@ void TestOasisView::teachingWalksAnAdmission()
     QCOMPARE(oasisAdmissionSentence(neg, *run->trace),
              QStringLiteral("job %1: utility 3 − worker cost 8 − PS cost 2 = payoff −7 ≤ 0, rejected; its cheapest schedule "
                             "would have been 2 workers, 1 PS in slots 3–4 on server m1 (nothing reserved)").arg(job.id));
+}
+
+void TestOasisView::scheduleSummaryParses()
+{
+    const OasisScheduleSummary a = parseOasisSchedule(QStringLiteral("4 workers, 1 PS in slots 10-13, 15 on m0, m3"));
+    QVERIFY(a.ok);
+    QCOMPARE(a.workersLo, 4);
+    QCOMPARE(a.workersHi, 4);
+    QCOMPARE(a.psLo, 1);
+    QCOMPARE(a.slots, (std::vector<int> {10, 11, 12, 13, 15}));
+    const OasisScheduleSummary b = parseOasisSchedule(QStringLiteral("1-4 workers, 1-2 PSs in slot 3 on server 7"));
+    QVERIFY(b.ok);
+    QCOMPARE(b.workersLo, 1);
+    QCOMPARE(b.workersHi, 4);
+    QCOMPARE(b.psHi, 2);
+    QCOMPARE(b.slots, (std::vector<int> {3}));
+    QVERIFY(!parseOasisSchedule(QStringLiteral("no slots")).ok);
+    QVERIFY(!parseOasisSchedule(QStringLiteral("2 workers, 1 PS in slots 5-3 on m0")).ok);
+}
+
+void TestOasisView::slotStripShowsWorkersAndPsPerSlot()
+{
+    const RunPtr run = oasisRun();
+    const DecisionLog& log = *run->out->log;
+    int accepted = 0;
+    for (const DecisionRecord& r : log.records)
+        for (const AdmissionRecord& a : r.admissions)
+            accepted += a.verdict == Admit::Accept;
+    const OasisSlotsData d = oasisSlotsOf(*run);
+    QCOMPARE(int(d.jobs.size()), accepted);
+    QCOMPARE(d.slotSeconds, 600.0);
+    int planned = 0;
+    for (const OasisJobSlots& j : d.jobs) {
+        const Job& job = run->trace->jobs[size_t(j.job)];
+        QCOMPARE(j.id, (long long)job.id);
+        // the engine's schedules are rigid: the job's whole gang in every planned slot, PSs by the bandwidth rule
+        // (fromTrace: b = 1 Gbit/s, B = 4 Gbit/s, so one PS per 4 workers)
+        QCOMPARE(j.workersHi, job.wholeGpus());
+        QCOMPARE(j.psHi, (job.wholeGpus() + 3) / 4);
+        for (const OasisSlotCell& c : j.cells) {
+            // with --perf ideal every admitted job runs exactly its plan: it holds its gang in each planned slot and
+            // nothing outside it
+            QVERIFY2(c.planned(), qPrintable(QStringLiteral("job %1 held GPUs in unplanned slot %2").arg(j.id).arg(c.slot)));
+            QCOMPARE(c.held, c.workersHi);
+            ++planned;
+        }
+    }
+    QVERIFY(planned > 0);
+    // the strip under the Gantt: shown for OASiS runs, with a cell per planned slot in view and tooltips
+    ExportMenus exports;
+    GanttPanel panel(&exports);
+    panel.resize(1200, 600);
+    panel.setRun(run);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    OasisSlotStrip* strip = panel.oasisStrip();
+    QVERIFY(strip && strip->isVisible());
+    QCOMPARE(int(strip->data().jobs.size()), accepted);
+    strip->grab();
+    QCOMPARE(strip->lastDrawnCells(), planned); // zoomed to fit: every planned cell is in view
+    // the tooltip of the first job's first cell names its slot and counts
+    const OasisJobSlots& j0 = strip->data().jobs.front();
+    const OasisSlotCell& c0 = j0.cells.front();
+    const double mid = (c0.slot + 0.5) * d.slotSeconds;
+    const int x = int(panel.view()->xOf(mid) + panel.view()->mapTo(&panel, QPoint(0, 0)).x() - strip->mapTo(&panel, QPoint(0, 0)).x());
+    const int y = strip->fontMetrics().height() + 4 + 2;
+    const QString tip = strip->tipAt(QPoint(x, y));
+    QVERIFY2(tip.contains(QStringLiteral("job %1, slot %2").arg(j0.id).arg(c0.slot)), qPrintable(tip));
+    QVERIFY2(tip.contains(QStringLiteral("reserved %1 worker(s) y(t) and %2 PS(s) z(t); held %3 GPU(s)")
+                              .arg(c0.workersHi).arg(c0.psHi).arg(c0.held)),
+             qPrintable(tip));
+    // selecting in the strip selects the job
+    QSignalSpy spy(strip, &OasisSlotStrip::jobSelected);
+    QTest::mouseClick(strip, Qt::LeftButton, {}, QPoint(x, y));
+    QCOMPARE(spy.count(), 1);
+    QCOMPARE(spy.at(0).at(0).toInt(), j0.job);
+    // the stepper's line for an admitted job points at its row
+    const QStringList lines = admissionLines(log.records[size_t(decisionWith(log, Admit::Accept))], *run->trace);
+    QVERIFY(lines.front().contains(QStringLiteral("(per slot: Gantt, OASiS strip row j")));
+    // another policy's run hides the strip
+    auto other = std::make_shared<RunEntry>(*run);
+    auto out = std::make_shared<RunOutput>(*run->out);
+    out->policy = "fifo+firstfit";
+    other->out = out;
+    panel.setRun(other);
+    QVERIFY(!strip->isVisible());
+    QVERIFY(oasisSlotsOf(*other).jobs.empty());
+}
+
+void TestOasisView::slottedWindowShowsElasticCounts()
+{
+    const QString path = QStringLiteral(SS_SOURCE_DIR "/sample-traces/oasis-ps.json");
+    OasisSlottedWindow win(path);
+    win.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&win));
+    const ss::oasis::OasisScenario sc = ss::oasis::readScenario(path.toStdString());
+    ss::oasis::RunOptions o;
+    o.keepSchedules = true;
+    const ss::oasis::OasisRun run = ss::oasis::runOasisPolicy(sc, "oasis", o);
+    QVERIFY2(win.summary().contains(QStringLiteral("oasis: total utility %1, %2 admitted").arg(run.totalUtility, 0, 'f', 2).arg(run.admitted)),
+             qPrintable(win.summary()));
+    const OasisSlotsData& d = win.strip()->data();
+    QCOMPARE(int(d.jobs.size()), run.admitted); // every admitted job runs its plan
+    bool elastic = false;
+    for (const OasisJobSlots& j : d.jobs) {
+        const ss::oasis::OasisJob& job = sc.jobs[size_t(j.job)];
+        int work = 0;
+        for (const OasisSlotCell& c : j.cells) {
+            // the seed's constraints per slot: worker cap, bandwidth guarantee, PS count
+            QVERIFY(c.workersHi >= 1 && c.workersHi <= job.chunks);
+            QVERIFY(c.workersHi * job.workerBw <= c.psHi * job.psBw + 1e-9);
+            QVERIFY(c.psHi <= c.workersHi);
+            work += c.workersHi;
+        }
+        QVERIFY(work >= job.workerSlots(sc.slotSeconds));
+        QCOMPARE(j.cells.back().slot, run.jobs[size_t(j.job)].completion);
+        elastic |= j.workersLo < j.workersHi;
+    }
+    QVERIFY2(elastic, "some job's worker count changes from slot to slot");
+    win.strip()->grab();
+    QVERIFY(win.strip()->lastDrawnCells() > 0);
+    // docs/screenshots/oasis-slotted.png: SS_SCREENSHOT_DIR=docs/screenshots build/tests/ui/tst_oasisview
+    if (const QString dir = qEnvironmentVariable("SS_SCREENSHOT_DIR"); !dir.isEmpty())
+        QVERIFY(win.grab().save(dir + QStringLiteral("/oasis-slotted.png")));
+    // another policy: its counts
+    win.setPolicy(QStringLiteral("dorm"));
+    const ss::oasis::OasisRun dorm = ss::oasis::runOasisPolicy(sc, "dorm", o);
+    QVERIFY(win.summary().contains(QStringLiteral("dorm: total utility %1").arg(dorm.totalUtility, 0, 'f', 2)));
+    int ran = 0;
+    for (const auto& w : dorm.workersOverTime)
+        ran += !w.empty();
+    QCOMPARE(int(win.strip()->data().jobs.size()), ran);
+    // a bad file is an error naming it
+    QVERIFY_THROWS_EXCEPTION(std::exception, OasisSlottedWindow(QStringLiteral("/nonexistent/oasis.json")));
 }
 
 QTEST_MAIN(TestOasisView)

@@ -12,45 +12,33 @@ void Ledger::reset(const std::vector<OasisServer>& servers, int slots)
     m_cap.clear();
     for (const OasisServer& s : servers)
         m_cap.push_back(s.cap);
-    m_used.assign(m_cap.size() * size_t(slots) * kResources, 0.0);
-    m_price.clear();
+    m_cells.assign(m_cap.size() * size_t(slots), Cell {});
+    m_cached = false;
 }
 
 void Ledger::cachePrices(const PriceFamily& pf)
 {
     m_U = pf.U;
     m_L = pf.L;
-    m_price.resize(m_used.size());
+    m_Lr = pf.Lr;
+    m_cached = true;
     for (int s = 0; s < servers(); ++s)
         for (int t = 0; t < m_slots; ++t)
             for (int r = 0; r < kResources; ++r)
-                m_price[index(s, t, r)] = pf.price(m_used[index(s, t, r)], m_cap[size_t(s)][size_t(r)], r);
-}
-
-int Ledger::unitsFree(int s, int t, const Amounts& demand) const
-{
-    int units = std::numeric_limits<int>::max() / 4;
-    const Amounts& c = m_cap[size_t(s)];
-    for (int r = 0; r < kResources; ++r) {
-        const double d = demand[size_t(r)];
-        if (d <= 0)
-            continue;
-        const double left = c[size_t(r)] - m_used[index(s, t, r)];
-        units = std::min(units, std::max(0, int(std::floor(left / d + 1e-9))));
-    }
-    return units;
+                m_cells[cell(s, t)].price[r] = pf.price(m_cells[cell(s, t)].used[r], m_cap[size_t(s)][size_t(r)], r);
 }
 
 void Ledger::add(int s, int t, const Amounts& demand, int count)
 {
     for (int r = 0; r < kResources; ++r)
-        m_used[index(s, t, r)] += demand[size_t(r)] * count;
-    if (!m_price.empty()) {
+        m_cells[cell(s, t)].used[r] += demand[size_t(r)] * count;
+    if (m_cached) {
         PriceFamily pf;
         pf.U = m_U;
         pf.L = m_L;
+        pf.Lr = m_Lr;
         for (int r = 0; r < kResources; ++r)
-            m_price[index(s, t, r)] = pf.price(m_used[index(s, t, r)], m_cap[size_t(s)][size_t(r)], r);
+            m_cells[cell(s, t)].price[r] = pf.price(m_cells[cell(s, t)].used[r], m_cap[size_t(s)][size_t(r)], r);
     }
 }
 
@@ -59,17 +47,8 @@ double PriceFamily::price(double used, double cap, int r) const
     if (cap <= 0)
         return U[size_t(r)];
     const double frac = std::clamp(used / cap, 0.0, 1.0);
-    return L * std::pow(U[size_t(r)] / L, frac);
-}
-
-double PriceFamily::unitCost(const Ledger& l, int s, int t, const Amounts& demand) const
-{
-    double c = 0;
-    const bool cached = l.pricesCached();
-    for (int r = 0; r < kResources; ++r)
-        if (demand[size_t(r)] > 0)
-            c += (cached ? l.cachedPrice(s, t, r) : price(l.used(s, t, r), l.cap(s)[size_t(r)], r)) * demand[size_t(r)];
-    return c;
+    const double l = lower(r);
+    return l * std::pow(U[size_t(r)] / l, frac);
 }
 
 } // namespace ss::oasis

@@ -1,6 +1,9 @@
 #pragma once
 // OASiS's slotted reservations (ALGORITHMS.md §3.4): for every server, resource and future slot, the amount
 // already committed to admitted jobs, and the exponential price of it (§3.3: L at zero load, U at full).
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <vector>
 
 #include "model/oasisjob.h"
@@ -15,25 +18,56 @@ public:
     int servers() const { return int(m_cap.size()); }
     int slots() const { return m_slots; }
     const Amounts& cap(int s) const { return m_cap[size_t(s)]; }
-    double used(int s, int t, int r) const { return m_used[index(s, t, r)]; }
+    double used(int s, int t, int r) const { return m_cells[cell(s, t)].used[r]; }
     /// Whole units of `demand` that still fit on server s in slot t (a large number when demand is all zero).
-    int unitsFree(int s, int t, const Amounts& demand) const;
+    int unitsFree(int s, int t, const Amounts& demand) const
+    {
+        return unitsFreeCapped(s, t, demand, std::numeric_limits<int>::max() / 4);
+    }
+    /// min(cap, unitsFree(s, t, demand)), the same value, without a division for a resource that holds cap units
+    /// (inline: the subroutine calls it for every server in every slot it scans).
+    int unitsFreeCapped(int s, int t, const Amounts& demand, int cap) const
+    {
+        int units = cap;
+        const Amounts& c = m_cap[size_t(s)];
+        const double* used = m_cells[cell(s, t)].used;
+        for (int r = 0; r < kResources; ++r) {
+            const double d = demand[size_t(r)];
+            if (d <= 0)
+                continue;
+            const double left = c[size_t(r)] - used[r];
+            // left >= d * units: floor(left / d + 1e-9) >= units (the 1e-9 covers the product's rounding while
+            // units < 2^20)
+            if (units < (1 << 20) && left >= d * units)
+                continue;
+            units = std::min(units, std::max(0, int(std::floor(left / d + 1e-9))));
+            if (units == 0)
+                return 0;
+        }
+        return units;
+    }
     /// Reserves (count > 0) or releases (count < 0) `count` units of `demand` (and refreshes the cached prices).
     void add(int s, int t, const Amounts& demand, int count);
     /// Caches every (server, slot, resource) price of `pf` and keeps the cache current on add(); unitCost then
     /// reads it instead of evaluating the exponential (bench-oasis: the subroutine's main cost).
     void cachePrices(const PriceFamily& pf);
-    bool pricesCached() const { return !m_price.empty(); }
-    double cachedPrice(int s, int t, int r) const { return m_price[index(s, t, r)]; }
+    bool pricesCached() const { return m_cached; }
+    double cachedPrice(int s, int t, int r) const { return m_cells[cell(s, t)].price[r]; }
 
 private:
-    size_t index(int s, int t, int r) const { return (size_t(s) * size_t(m_slots) + size_t(t)) * kResources + size_t(r); }
+    // slot-major: one slot's servers are contiguous (the subroutine reads every server of a slot in turn)
+    size_t cell(int s, int t) const { return size_t(t) * m_cap.size() + size_t(s); }
     std::vector<Amounts> m_cap;
-    std::vector<double> m_used;
-    std::vector<double> m_price; // empty = not cached
-    std::vector<char> m_priced;  // per resource: cached family
+    // per (slot, server): the amounts reserved and their cached prices in one cache line (the subroutine reads both)
+    struct alignas(64) Cell {
+        double used[kResources];
+        double price[kResources];
+    };
+    std::vector<Cell> m_cells;
+    bool m_cached = false;
     Amounts m_U {1, 1, 1, 1};
     double m_L = 1;
+    Amounts m_Lr {0, 0, 0, 0};
     int m_slots = 0;
 };
 
@@ -43,9 +77,20 @@ struct PriceFamily {
     // (the ledger caches prices: a change to U or L needs Ledger::cachePrices again)
     Amounts U {1, 1, 1, 1};
     double L = 1;
+    Amounts Lr {0, 0, 0, 0}; ///< per-resource zero-load prices where > 0 (OasisParams::Bounds::Density), else L
+    double lower(int r) const { return Lr[size_t(r)] > 0 ? Lr[size_t(r)] : L; }
     double price(double used, double cap, int r) const;
     /// Unit cost of one item of `demand` on server s in slot t: sum over r of price x demand.
-    double unitCost(const Ledger& l, int s, int t, const Amounts& demand) const;
+    double unitCost(const Ledger& l, int s, int t, const Amounts& demand) const
+    {
+        double c = 0;
+        const bool cached = l.pricesCached();
+        for (int r = 0; r < kResources; ++r)
+            if (demand[size_t(r)] > 0)
+                c += (cached ? l.cachedPrice(s, t, r) : price(l.used(s, t, r), l.cap(s)[size_t(r)], r)) *
+                     demand[size_t(r)];
+        return c;
+    }
 };
 
 } // namespace ss::oasis

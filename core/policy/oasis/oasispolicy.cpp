@@ -11,6 +11,7 @@ OasisEngineScheduler::OasisEngineScheduler(const PolicyOptions& o)
     m_map.psServers = int(o.paramD("oasis.ps_servers", 0));
     m_par.uScale = o.paramD("oasis.u_scale", 1);
     m_par.lScale = o.paramD("oasis.l_scale", 1);
+    m_par.bounds = boundsFrom(o.param("oasis.bounds", "unit"));
     m_par.rigid = true;
 }
 
@@ -293,7 +294,10 @@ const PolicyRegistrar reg({.name = "oasis",
                                       {.key = "oasis.u_scale", .type = ParamSpec::Type::Number, .dflt = "1", .min = 1e-6,
                                        .help = "multiplies the price bounds U"},
                                       {.key = "oasis.l_scale", .type = ParamSpec::Type::Number, .dflt = "1", .min = 1e-9,
-                                       .help = "multiplies the zero-load price L"}},
+                                       .help = "multiplies the zero-load price L"},
+                                      {.key = "oasis.bounds", .type = ParamSpec::Type::Choice, .dflt = "unit",
+                                       .choices = {"unit", "unit-slot", "density"},
+                                       .help = "price bounds U, L (docs/REPRODUCTION-OASIS.md)"}},
                            .scheduler = [](const std::string&, const PolicyOptions& o) -> std::unique_ptr<Scheduler> {
                                return std::make_unique<OasisEngineScheduler>(o);
                            }});

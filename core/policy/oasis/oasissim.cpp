@@ -24,7 +24,7 @@ std::vector<std::pair<std::string, double>> OasisRun::stats() const
 
 const std::vector<std::string>& oasisPolicyNames()
 {
-    static const std::vector<std::string> names = {"oasis", "fifo", "drf", "dorm", "greedy"};
+    static const std::vector<std::string> names = {"oasis", "fifo", "drf", "dorm", "greedy", "riskreward"};
     return names;
 }
 
@@ -234,19 +234,47 @@ OasisRun runSlotted(const OasisScenario& sc, const std::string& policy, const Ru
     return run;
 }
 
-OasisRun runGreedy(const OasisScenario& sc, const RunOptions& opt)
+/// Dominant share of the worker cluster one worker of j takes: max_r w^r / C^r.
+double workerShare(const OasisJob& j, const Amounts& wcap)
+{
+    double d = 0;
+    for (int r = 0; r < kResources; ++r)
+        if (wcap[size_t(r)] > 0)
+            d = std::max(d, j.w[size_t(r)] / wcap[size_t(r)]);
+    return d;
+}
+
+/// greedy and riskreward: the earliest-finishing schedule on the reservations at each arrival; greedy admits it
+/// when it finishes within the horizon with positive utility, riskreward also weighs its reward against its risk.
+OasisRun runReserving(const OasisScenario& sc, const RunOptions& opt, bool riskReward)
 {
     OasisRun run;
-    run.policy = "greedy";
+    run.policy = riskReward ? "riskreward" : "greedy";
     run.jobs.resize(sc.jobs.size());
     if (opt.keepSchedules)
         run.workersOverTime.resize(sc.jobs.size());
     Ledger wl, pl;
     wl.reset(sc.workers, sc.horizon);
     pl.reset(sc.psServers, sc.horizon);
+    Amounts wcap {0, 0, 0, 0};
+    for (const auto& s : sc.workers)
+        for (int r = 0; r < kResources; ++r)
+            wcap[size_t(r)] += s.cap[size_t(r)];
+    // reserved worker resources per slot (riskreward's load)
+    std::vector<Amounts> reserved(size_t(sc.horizon), Amounts {0, 0, 0, 0});
+    double densitySum = 0;
+    int seen = 0;
     for (size_t i = 0; i < sc.jobs.size(); ++i) {
         const OasisJob& j = sc.jobs[i];
-        int left = j.workerSlots(sc.slotSeconds);
+        const int D = j.workerSlots(sc.slotSeconds);
+        const double share = workerShare(j, wcap);
+        if (riskReward) {
+            const int fastest = (D + j.chunks - 1) / j.chunks;
+            if (share > 0)
+                densitySum += j.f(double(fastest)) / (D * share);
+            ++seen;
+        }
+        int left = D;
         Schedule s;
         for (int t = j.arrival; t < sc.horizon && left > 0; ++t) {
             const int k = largestFit(j, wl, pl, t, std::min(j.chunks, left));
@@ -260,11 +288,31 @@ OasisRun runGreedy(const OasisScenario& sc, const RunOptions& opt)
             left -= k;
             s.completion = t;
         }
-        if (left > 0 || j.f(double(s.completion - j.arrival + 1)) <= 0)
+        if (left > 0)
             continue;
+        const double reward = j.f(double(s.completion - j.arrival + 1));
+        if (reward <= 0)
+            continue;
+        if (riskReward) {
+            // load: the mean dominant reserved share of the worker cluster over the job's window
+            double load = 0;
+            for (int t = j.arrival; t <= s.completion; ++t) {
+                double m = 0;
+                for (int r = 0; r < kResources; ++r)
+                    if (wcap[size_t(r)] > 0)
+                        m = std::max(m, reserved[size_t(t)][size_t(r)] / wcap[size_t(r)]);
+                load += m;
+            }
+            load /= double(s.completion - j.arrival + 1);
+            const double risk = load * (densitySum / seen) * D * share;
+            if (reward <= risk)
+                continue;
+        }
         for (SlotAlloc& a : s.slots) {
             placeFirstFit(wl, a.slot, j.w, a.workers, &a.y);
             placeFirstFit(pl, a.slot, j.s, a.ps, &a.z);
+            for (int r = 0; r < kResources; ++r)
+                reserved[size_t(a.slot)][size_t(r)] += a.workers * j.w[size_t(r)];
         }
         run.jobs[i].admitted = true;
         noteSchedule(s, run.jobs[i], opt.keepSchedules ? &run.workersOverTime[i] : nullptr);
@@ -281,12 +329,12 @@ OasisRun runOasisPolicy(const OasisScenario& sc, const std::string& policy, cons
     OasisRun run;
     if (policy == "oasis")
         run = runOnline(sc, o);
-    else if (policy == "greedy")
-        run = runGreedy(sc, o);
+    else if (policy == "greedy" || policy == "riskreward")
+        run = runReserving(sc, o, policy == "riskreward");
     else if (policy == "fifo" || policy == "drf" || policy == "dorm")
         run = runSlotted(sc, policy, o);
     else
-        throw std::invalid_argument("unknown OASiS-model policy '" + policy + "' (oasis, fifo, drf, dorm, greedy)");
+        throw std::invalid_argument("unknown OASiS-model policy '" + policy + "' (oasis, fifo, drf, dorm, greedy, riskreward)");
     run.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return run;
 }

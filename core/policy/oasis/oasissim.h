@@ -7,6 +7,15 @@
 //             dominant share (progressive filling), up to N_i, PSs following the bandwidth guarantee;
 //   greedy  - "admit if it fits": on arrival, the earliest-finishing schedule on the reservations (as many workers
 //             as fit in each slot); admitted iff it finishes within the horizon with positive utility.
+//   riskreward - the risk-reward heuristic ALGORITHMS.md §3.3 names among the seed's baselines without defining it
+//             [I: our design, after the value-based "balance risk and reward" schedulers]: greedy's earliest-finishing
+//             schedule, admitted iff its reward f(t-hat - a + 1) exceeds its risk = load x density x volume, where
+//             volume = D_i delta_i (worker-slots times the dominant share delta_i = max_r w_i^r / C^r of the worker
+//             cluster one worker takes), density = the mean over the jobs arrived so far of f_j(fastest_j) /
+//             (D_j delta_j) (the utility a unit of cluster-slot earns), and load = the mean over the job's window
+//             [a_i, t-hat] of the dominant reserved share of the worker cluster before it: the utility other jobs
+//             are expected to miss because this one holds the capacity, weighted by how likely the capacity is
+//             needed at the current load. At zero load every job that fits is admitted (as greedy).
 // fifo, drf and dorm admit every job and decide slot by slot (no reservations); a job unfinished at the horizon
 // earns nothing. A job's utility is f(completion - arrival + 1), JCT in slots.
 #include <string>
@@ -41,7 +50,7 @@ struct OasisRun {
     std::vector<std::pair<std::string, double>> stats() const;
 };
 
-/// The policies a scenario runs under: "oasis", "fifo", "drf", "dorm", "greedy".
+/// The policies a scenario runs under: "oasis", "fifo", "drf", "dorm", "greedy", "riskreward".
 const std::vector<std::string>& oasisPolicyNames();
 
 struct RunOptions {

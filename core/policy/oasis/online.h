@@ -25,7 +25,18 @@ struct OasisParams {
     double lScale = 1;      ///< multiplies L
     double fixedL = 0;      ///< > 0: use this L
     bool rigid = false;     ///< y(t) in {0, N} (the engine's fixed GPU demand)
+    /// How U is computed [I]: PerUnit (U_1^r = max_i f_i(1) / w_i^r, the most a job pays per unit of r) or
+    /// PerUnitSlot (U_1^r = max_i f_i(fastest_i) / (D_i w_i^r), U_2^r = max_i f_i(fastest_i) / (Z_i s_i^r) with Z_i
+    /// the PS-slots of the fastest schedule: the most a job pays per unit of r per slot, the utility density).
+    /// Density: per resource, U^r = the largest and L^r = the smallest utility per unit of r per slot at a job's
+    /// fastest schedule, L^r also divided by 4n (n = the (family, resource) pairs some job uses), so that at zero
+    /// load no job pays more than a quarter of its utility (ALGORITHMS.md §3.3's per-resource L^k with 1/(4 eta^k)).
+    enum class Bounds { PerUnit, PerUnitSlot, Density };
+    Bounds bounds = Bounds::PerUnit;
 };
+
+/// "unit", "unit-slot" or "density" (throws std::invalid_argument naming the allowed values for anything else).
+OasisParams::Bounds boundsFrom(const std::string& name);
 
 /// One admission decision with its payoff broken down.
 struct AdmissionDecision {
@@ -69,6 +80,7 @@ public:
     const OasisScenario& scenario() const { return *m_sc; }
 
 private:
+    void densityBounds(const std::vector<OasisJob>& jobs);
     const OasisScenario* m_sc = nullptr;
     OasisParams m_par;
     Ledger m_wl, m_pl;

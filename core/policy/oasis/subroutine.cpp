@@ -17,21 +17,30 @@ struct Unit {
     int units;
 };
 
-/// Servers that can take at least one item in slot t, cheapest first (ties: lower index).
+/// Servers that can take at least one item in slot t, cheapest first (ties: lower index); only the first `need`
+/// of that order (each takes >= 1 item, so they hold the cheapest `need` items: all that prefixCosts and fill read).
 void sortedUnits(const Ledger& l, const PriceFamily& pf, int t, const Amounts& demand, int need, std::vector<Unit>& out,
                  const std::vector<char>* mask = nullptr)
 {
     out.clear();
+    if (need <= 0)
+        return;
     for (int s = 0; s < l.servers(); ++s) {
         if (mask && !(*mask)[size_t(s)])
             continue;
-        const int u = l.unitsFree(s, t, demand);
+        const int u = l.unitsFreeCapped(s, t, demand, need);
         if (u > 0)
-            out.push_back({pf.unitCost(l, s, t, demand), s, std::min(u, need)});
+            out.push_back({pf.unitCost(l, s, t, demand), s, u});
     }
-    std::sort(out.begin(), out.end(), [](const Unit& a, const Unit& b) {
+    const auto cheaper = [](const Unit& a, const Unit& b) {
         return a.cost < b.cost || (a.cost == b.cost && a.server < b.server);
-    });
+    };
+    if (out.size() > size_t(need)) {
+        std::partial_sort(out.begin(), out.begin() + need, out.end(), cheaper);
+        out.resize(size_t(need));
+    } else {
+        std::sort(out.begin(), out.end(), cheaper);
+    }
 }
 
 /// prefix[n] = cheapest cost of n items (n = 0..need), kBig past what fits.
