@@ -51,6 +51,30 @@ std::pair<Trace, Trace> splitTrace(const Trace& t, double f)
     return {a, b};
 }
 
+learn::TrainConfig reproduceTrainConfig(const std::string& policy, const ClusterSpec& cluster, const Trace& train,
+                                        const PerfConfig& perf, uint64_t seed, int iterations, int episodeJobs,
+                                        int evalEvery)
+{
+    learn::TrainConfig c;
+    c.policy = policy;
+    c.cluster = cluster;
+    c.trace = train;
+    c.perf = perf;
+    c.seed = seed;
+    c.iterations = iterations;
+    c.episodeJobs = episodeJobs;
+    c.evalEvery = evalEvery;
+    return c;
+}
+
+void trainAndSave(const learn::TrainConfig& c, const std::string& path)
+{
+    learn::Trainer tr(c);
+    while (tr.step()) {
+    }
+    tr.save(path);
+}
+
 namespace {
 
 learn::TrainConfig trainConfigFromArgs(Args& a)

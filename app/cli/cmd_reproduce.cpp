@@ -128,6 +128,8 @@ std::vector<std::pair<double, double>> storedCell(const RunStore& store, const s
 
 int cmdReproduce(Args& a)
 {
+    if (a.has("figure5"))
+        return cmdFigure5(a);
     const std::vector<std::string> clusters = splitList(a.get("clusters", "das-small,das-medium,das-large"));
     std::vector<uint64_t> seeds;
     for (const std::string& s : splitList(a.get("seeds", "1,2,3")))
@@ -274,24 +276,14 @@ int cmdReproduce(Args& a)
                     }
                 } removeCkpt{ckpt};
                 if (isTrained(policy)) {
-                    learn::TrainConfig c;
-                    c.policy = policy;
-                    c.cluster = cluster;
-                    c.trace = train;
-                    c.perf = perf;
-                    c.seed = seed;
-                    c.iterations = iterations;
-                    c.episodeJobs = episodeJobs;
+                    learn::TrainConfig c = reproduceTrainConfig(policy, cluster, train, perf, seed, iterations,
+                                                                episodeJobs, evalEvery);
                     c.validTrace = valid;
-                    c.evalEvery = evalEvery;
-                    learn::Trainer tr(c);
-                    while (tr.step()) {
-                    }
                     ckpt = (std::filesystem::temp_directory_path()
                             / ("ss-reproduce-" + std::to_string(::getpid()) + "-" + policy + "-"
                                + fileSafe(shown[cname]) + "-" + std::to_string(seed) + ".sscp"))
                                .string();
-                    tr.save(ckpt);
+                    trainAndSave(c, ckpt);
                     spec.options.checkpoint = ckpt;
                 }
                 // One run per evaluation slice, through the run layer's plan and executor.
@@ -419,10 +411,13 @@ CliCommand c2("reproduce",
               "--trace FILE [--clusters das-small,das-medium,das-large] [--seeds 1,2,3] [--holdout 0.3] "
               "[--validation 0] [--iterations 10] [--eval-every 2] [--load-per-gpus N] [--eval-windows A:B,...] "
               "[--out TABLE.md] [--rows R1,R2,...] [--db DB [--shard i/N | --from-db | --slurm [--slurm-tasks N] "
-              "[--slurm-dir DIR] [--slurm-opt OPT]... [--slurm-no-submit]]] : the DAS Table 1 shape (--load-per-gpus: scale the arrival rate to each cluster's GPU count; "
+              "[--slurm-dir DIR] [--slurm-opt OPT]... [--slurm-no-submit]]] | --figure5 --trace FILE [--cluster das-small] "
+              "[--heads-list 1,2,4,8] [--tau-list 16,32,64,128] [--seeds 1,2,3] [--iterations 10] [--out TABLE.md] "
+              "[--csv FILE [--png PREFIX]] : the DAS Table 1 shape (--load-per-gpus: scale the arrival rate to each cluster's GPU count; "
               "--eval-windows: also evaluate on these windows of the trace, outside --window, and print the mean "
               "over all evaluation slices; --db: store every evaluation run, resumable; --slurm: cells as a Slurm job "
-              "array into shard databases, merged, then the table from the merged one)",
+              "array into shard databases, merged, then the table from the merged one; --figure5: the seed's Figure 5, DAS "
+              "JCT and fee over attention heads x RWGP history, RIFLING for reference, as a table, CSV and PNGs)",
               &cmdReproduce);
 
 } // namespace

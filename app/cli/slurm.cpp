@@ -37,15 +37,6 @@ std::string absolutePath(const std::string& p)
     return std::string(buf) + "/" + p;
 }
 
-std::string selfExe()
-{
-    char buf[4096];
-    const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-    if (n <= 0)
-        throw std::runtime_error("slurm: cannot find this program's path (/proc/self/exe)");
-    buf[n] = '\0';
-    return buf;
-}
 
 void makeDirs(const std::string& path)
 {
@@ -89,6 +80,16 @@ std::string runCapture(const std::string& cmd)
 }
 
 } // namespace
+
+std::string selfExe()
+{
+    char buf[4096];
+    const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n <= 0)
+        throw std::runtime_error("slurm: cannot find this program's path (/proc/self/exe)");
+    buf[n] = '\0';
+    return buf;
+}
 
 std::pair<size_t, size_t> parseShard(const std::string& shard)
 {

@@ -28,6 +28,9 @@ struct SlurmArray {
 /// (repeated), --slurm-no-submit. Marks them used.
 SlurmArray slurmArrayFromArgs(Args& args, const std::string& command, const std::string& db);
 
+/// This program's own path (/proc/self/exe); throws when it cannot be read.
+std::string selfExe();
+
 /// --shard i/N: (i, N), with 0 <= i < N; ("", ...) gives (0, 1). Throws UsageError otherwise.
 std::pair<size_t, size_t> parseShard(const std::string& shard);
 

@@ -276,6 +276,35 @@ private Q_SLOTS:
         }
     }
 
+    void reproduceFigure5()
+    {
+        // The h x tau sweep: one cell per (tau, h), RIFLING as the reference row and a flat line in the CSV, the
+        // cells reproducible run to run; heads that do not divide the model width refused.
+        const QString md = tmp("fig5.md"), csv = tmp("fig5.csv");
+        const QStringList args = {"reproduce", "--figure5", "--trace", kSmallTrace, "--cluster", "das-small", "--seeds",
+                                  "1", "--iterations", "1", "--episode-jobs", "40", "--heads-list", "1,2",
+                                  "--tau-list", "16,32", "--out", md, "--csv", csv};
+        const Result r = cli(args);
+        QVERIFY2(r.code == 0, r.err.constData());
+        const QList<QByteArray> lines = readAll(md).trimmed().split('\n');
+        QVERIFY2(lines.size() == 8, readAll(md).constData()); // caption, blank, header, rule, tau 16, tau 32, blank, RIFLING
+        QVERIFY(lines[2].startsWith("| tau \\ h | 1 | 2 |"));
+        QVERIFY(lines[4].startsWith("| 16 |") && lines[5].startsWith("| 32 |"));
+        QCOMPARE(lines[4].split('|').size(), 5);
+        QVERIFY(lines[7].startsWith("RIFLING (reference): "));
+        const QList<QByteArray> rows = readAll(csv).trimmed().split('\n');
+        QCOMPARE(rows.size(), 1 + 2 + 4); // header, RIFLING at h = 1 and 2, four DAS cells
+        QCOMPARE(rows[0], QByteArray("line,heads,tau,seed,mean_jct_min,mean_fee_usd"));
+        QCOMPARE(rows[1].split(',')[4], rows[2].split(',')[4]); // the reference is flat over h
+        const QByteArray first = readAll(csv);
+        QVERIFY2(cli(args).code == 0, "second run");
+        QCOMPARE(readAll(csv), first); // same inputs and seeds, same figure
+        // bad input: heads that do not divide the model width
+        const Result bad = cli({"reproduce", "--figure5", "--trace", kSmallTrace, "--heads-list", "3"});
+        QCOMPARE(bad.code, 2);
+        QVERIFY2(bad.err.contains("3 heads do not divide the model width"), bad.err.constData());
+    }
+
     void reproduceScoresMoreWindows()
     {
         // --eval-windows adds evaluation slices outside --window; the second table is the mean over the held-out
