@@ -715,12 +715,22 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
     requestWake(ctx);
 }
 
+std::unique_ptr<Scheduler> PreemptiveScheduler::clone() const
+{
+    if (m_order == PreemptOrder::Srtf) // its kinetic index keeps callbacks bound to this object: forks replay
+        return nullptr;
+    auto c = std::make_unique<PreemptiveScheduler>(*this);
+    c->m_cur.clear(); // scratch iterators into this object's buckets
+    return c->m_place && c->m_admit ? std::move(c) : nullptr;
+}
+
 namespace {
 
 /// The Tiresias family as orderings: each drives its composite with PreemptiveScheduler.
 class PreemptiveOrdering final : public Ordering {
 public:
     explicit PreemptiveOrdering(PreemptOrder o) : m_order(o) {}
+    std::unique_ptr<Ordering> clone() const override { return std::make_unique<PreemptiveOrdering>(*this); }
     std::vector<ScoredJob> rank(const SchedContext&, const std::vector<QueuedJob>&) const override { return {}; }
     std::unique_ptr<Scheduler> drive(const std::string& name, std::unique_ptr<Placement>& placement,
                                      std::unique_ptr<Admission>& admission, const PolicyOptions& opts) override
