@@ -61,25 +61,25 @@ void CheckpointSet::requestAt(uint64_t decisions)
 
 void CheckpointSet::thin()
 {
-    // drop every other checkpoint (the requested ones last), and take them half as often from now on
-    bool drop = false;
+    // take them half as often from now on, and keep those that fall on the doubled interval (and the requested
+    // ones while there is room): still evenly spread over the run so far
+    m_interval *= 2;
     for (auto it = m_cps.begin(); it != m_cps.end();) {
-        if (drop && !m_requested.count(it->first))
+        if ((it->first + 1) % m_interval != 0 && !m_requested.count(it->first))
             it = m_cps.erase(it);
         else
             ++it;
-        drop = !drop;
     }
-    while (m_cps.size() >= m_max) // only requested ones left: the oldest go
+    while (m_cps.size() >= m_max) // requested ones crowd the set: the oldest go
         m_cps.erase(m_cps.begin());
-    m_interval *= 2;
 }
 
 void CheckpointSet::offer(const Simulator& sim, const MetricsCollector& metrics)
 {
     const uint64_t d = sim.decisions();
     std::lock_guard<std::mutex> lock(m_mu); // uncontended: a few ns per step
-    auto due = [&] { return (d > 0 && d % m_interval == 0) || m_requested.count(d); };
+    // periodic ones just before decisions K = interval, 2 x interval, ...: a fork at a round K restores with no step
+    auto due = [&] { return (d + 1) % m_interval == 0 || m_requested.count(d); };
     if (m_refused || sim.finished() || !due() || m_cps.count(d))
         return;
     if (&sim.state().spec() != m_cluster.get())

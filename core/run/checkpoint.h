@@ -4,8 +4,9 @@
 // there instead of replaying the run from decision 1 (run/fork.h).
 //
 // Memory is bounded: a set keeps at most maxCheckpoints() (8 by default). Checkpoints are due every interval()
-// decisions (default max(500, jobs / 8)); when one more would overflow the set, every other checkpoint is dropped
-// and the interval doubles, so they stay spread over the run. A checkpoint costs about sizeof(JobRuntime) +
+// decisions (default max(500, jobs / 8), taken after decision K-1 for K a multiple of it: the state a fork at K
+// needs); when one more would overflow the set, the interval doubles and only the
+// checkpoints on the doubled interval stay, so they stay spread evenly over the run. A checkpoint costs about sizeof(JobRuntime) +
 // sizeof(JobRecord) = ~250 bytes per job plus the policy's own per-job state (approxBytes() counts the engine's
 // and the metrics' part): the 8 of a 100,000-job run hold ~0.2-0.3 GB at most; a few-thousand-job run, a few MB.
 #include <cstdint>

@@ -595,6 +595,8 @@ RunOutput runFork(const ClusterSpec& cluster, const Trace& traceIn, const RunSpe
         ForkWorld& rw = w;
         rw.cluster = &checkpoints->cluster();
         rw.trace = &checkpoints->trace();
+        if (k > 1)
+            checkpoints->requestAt(k - 1); // stepping on to K passes it: the next fork here restores without a step
         auto prepare = [&](Simulator& sim) { installStages(sim, rw, rw.stages.size(), &applied, false); };
         out = runSimulation(checkpoints->cluster(), checkpoints->trace(), spec, progress, table, {}, prepare,
                             feed(checkpoints), &resume);

@@ -266,6 +266,10 @@ private Q_SLOTS:
         QVERIFY(set.size() <= 4 && set.size() >= 2);
         QVERIFY(set.interval() >= 40); // doubled as it thinned
         QVERIFY(set.approxBytes() > 0);
+        // the periodic ones sit just before decisions on the interval (a fork there restores with no step)
+        const auto last = set.atOrBefore(parent.summary.decisions);
+        QVERIFY(last);
+        QVERIFY(last->decisions() == 33 || (last->decisions() + 1) % set.interval() == 0);
         auto at = set.atOrBefore(33);
         QVERIFY(at);
         QCOMPARE(at->decisions(), uint64_t(33)); // requested: kept through the thinning
