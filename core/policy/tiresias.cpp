@@ -717,10 +717,9 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
 
 std::unique_ptr<Scheduler> PreemptiveScheduler::clone() const
 {
-    if (m_order == PreemptOrder::Srtf) // its kinetic index keeps callbacks bound to this object: forks replay
-        return nullptr;
     auto c = std::make_unique<PreemptiveScheduler>(*this);
     c->m_cur.clear(); // scratch iterators into this object's buckets
+    c->m_srtf.clone(m_srtf, &c->m_seq, &c->m_use); // its callbacks and pointers: the copy's own
     return c->m_place && c->m_admit ? std::move(c) : nullptr;
 }
 
