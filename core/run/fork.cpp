@@ -525,6 +525,14 @@ RunOutput runFork(const ClusterSpec& cluster, const Trace& traceIn, const RunSpe
 
     RunSpec spec = parent;
     spec.traceFingerprint.clear(); // recomputed from the fork's trace by runSimulation
+    if (w.cluster != &cluster) {
+        // a learned policy checks its checkpoint against the cluster's fingerprint: the grown cluster is the parent's
+        // plus machines down until their stage, so the parent's trained model keeps deciding (not an untrained one)
+        const std::string allow = "das.allow_other_cluster";
+        for (const ParamSpec& ps : policyInfo(parent.policy).params)
+            if (ps.key == allow)
+                spec.options.params[allow] = "1";
+    }
     spec.keepDecisionLog = keepLog;
     spec.decisionLogPath.clear();
     // indices in the description: the engine's order of the trace the change applies to
