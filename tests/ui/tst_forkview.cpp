@@ -13,6 +13,7 @@
 #include "mainwindow.h"
 #include "models.h"
 #include "runcontroller.h"
+#include "io/traceio.h"
 #include "run/fork.h"
 
 using namespace ss;
@@ -149,6 +150,29 @@ private Q_SLOTS:
         QVERIFY(w.waitForIdle(60000));
         const RunPtr c = w.history()->run(w.history()->rowCount() - 1);
         QVERIFY2(c->out->forkChange.find("add 2 machine(s) like") == 0, c->out->forkChange.c_str());
+        // a burst of arrivals from a trace file: its jobs join the fork (ids after the trace's), a bad file is an error
+        QTemporaryDir dir;
+        const QString burst = dir.filePath(QStringLiteral("burst.csv"));
+        Trace bt;
+        for (int i = 0; i < 3; ++i) {
+            Job j;
+            j.id = i;
+            j.submit = 10.0 * i;
+            j.gpus = 1;
+            j.duration = 600;
+            bt.jobs.push_back(j);
+        }
+        writeNativeTrace(bt, burst.toStdString());
+        w.setCurrentRun(fifo);
+        w.setDecision(4);
+        const int before = w.history()->rowCount();
+        QVERIFY(!w.forkHere(QStringLiteral("burst=%1").arg(dir.filePath(QStringLiteral("nosuch.csv")))));
+        QCOMPARE(w.history()->rowCount(), before);
+        QVERIFY2(w.forkHere(QStringLiteral("burst=%1").arg(burst)), qPrintable(w.bannerText()));
+        QVERIFY(w.waitForIdle(60000));
+        const RunPtr d = w.history()->run(w.history()->rowCount() - 1);
+        QVERIFY2(d->out->forkChange.find("burst of 3 job(s)") == 0, d->out->forkChange.c_str());
+        QCOMPARE(d->out->jobs.size(), fifo->out->jobs.size() + 3);
     }
 
     // the DAS tour's "What if? Fork here": DAS's decision 4 rerun under FIFO from there
