@@ -7,6 +7,7 @@
 #include <QLineEdit>
 #include <QPainter>
 #include <QSignalBlocker>
+#include <QSpinBox>
 #include <QPushButton>
 #include <QSplitter>
 #include <QAbstractTableModel>
@@ -16,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "io/traceio.h"
 #include "policy/registry.h"
 #include "viewhelpers.h"
 
@@ -115,6 +117,8 @@ ForkPanel::ForkPanel(QWidget* parent) : QWidget(parent)
     m_kind->addItem(tr("Fail machines"));
     m_kind->addItem(tr("Drain machines"));
     m_kind->addItem(tr("Move jobs to the queue head"));
+    m_kind->addItem(tr("Add machines like one"));
+    m_kind->addItem(tr("A burst of arrivals"));
     m_policy = new QComboBox(this);
     for (const std::string& n : schedulerNames())
         m_policy->addItem(QString::fromStdString(n));
@@ -123,10 +127,17 @@ ForkPanel::ForkPanel(QWidget* parent) : QWidget(parent)
     m_jobs->setPlaceholderText(tr("job id(s) as in the trace, e.g. 131 or 12,40"));
     m_machines = new QLineEdit(this);
     m_machines->setPlaceholderText(tr("machine names, e.g. m3,m4"));
+    m_count = new QSpinBox(this);
+    m_count->setRange(1, 1000);
+    m_count->setToolTip(tr("Machines added at this decision, each a copy of the machine named above (added-1, added-2, …)"));
+    m_burst = new QLineEdit(this);
+    m_burst->setPlaceholderText(tr("trace file: its jobs arrive from this decision on"));
     form->addRow(tr("Change"), m_kind);
     form->addRow(tr("Policy"), m_policy);
     form->addRow(tr("Job"), m_jobs);
     form->addRow(tr("Machines"), m_machines);
+    form->addRow(tr("Add"), m_count);
+    form->addRow(tr("Burst"), m_burst);
     v->addLayout(form);
     m_go = new QPushButton(icon("run"), tr("Fork here and compare"), this);
     m_go->setObjectName(QStringLiteral("forkButton"));
@@ -158,28 +169,41 @@ void ForkPanel::updateFields()
     const Kind k = Kind(m_kind->currentIndex());
     m_policy->setEnabled(k == Kind::Policy);
     m_jobs->setEnabled(k == Kind::Place || k == Kind::QueueFirst);
-    m_machines->setEnabled(k == Kind::Place || k == Kind::Fail || k == Kind::Drain);
+    m_machines->setEnabled(k == Kind::Place || k == Kind::Fail || k == Kind::Drain || k == Kind::AddMachines);
+    m_count->setEnabled(k == Kind::AddMachines);
+    m_burst->setEnabled(k == Kind::Burst);
 }
 
 void ForkPanel::setContext(RunPtr run, int decision)
 {
     m_run = std::move(run);
     m_decision = decision;
-    const bool ok = m_run && m_run->out && m_decision >= 0 && !m_run->out->spec.traceFingerprint.empty()
-        && m_run->out->spec.fork.empty();
+    const bool isFork = m_run && m_run->out && !m_run->out->spec.fork.empty();
+    const bool fromState = isFork && m_run->out->spec.fork.rfind("start-state=", 0) == 0;
+    const uint64_t forkPoint = isFork ? m_run->out->forkDecision : 0;
+    const bool beforeForkPoint = isFork && uint64_t(m_decision + 1) < forkPoint;
+    const bool ok = m_run && m_run->out && m_decision >= 0 && !m_run->out->spec.traceFingerprint.empty() && !fromState
+        && !beforeForkPoint;
     m_go->setEnabled(ok);
+    const QString at = m_run && m_run->out && m_run->out->log && m_decision >= 0 && size_t(m_decision) < m_run->out->log->records.size()
+        ? QString::number(m_run->out->log->records[size_t(m_decision)].time, 'f', 1)
+        : QStringLiteral("0.0");
     if (!m_run || m_decision < 0)
         m_context->setText(tr("Open a run and step to a decision to fork it there."));
-    else if (!m_run->out->spec.fork.empty())
-        m_context->setText(tr("“%1” is itself a fork: fork its parent instead.").arg(m_run->name));
+    else if (fromState)
+        m_context->setText(tr("“%1” started from a cluster state: forking it is not supported yet.").arg(m_run->name));
+    else if (beforeForkPoint)
+        m_context->setText(tr("“%1” is a fork at decision %2: its decisions before it are its parent's. Step to decision %2 "
+                              "or later to fork this fork, or fork its parent.").arg(m_run->name).arg(forkPoint));
+    else if (isFork)
+        m_context->setText(tr("Fork “%1” (itself a fork at decision %2, whose change it keeps) at decision %3 (t = %4 s): "
+                              "decisions 1–%5 stay as they were.")
+                               .arg(m_run->name).arg(forkPoint).arg(m_decision + 1).arg(at).arg(m_decision));
     else
         m_context->setText(tr("Fork “%1” at decision %2 (t = %3 s): decisions 1–%4 stay as they were.")
                                .arg(m_run->name)
                                .arg(m_decision + 1)
-                               .arg(m_run->out->log && size_t(m_decision) < m_run->out->log->records.size()
-                                        ? m_run->out->log->records[size_t(m_decision)].time
-                                        : 0.0,
-                                    0, 'f', 1)
+                               .arg(at)
                                .arg(m_decision));
 }
 
@@ -188,6 +212,10 @@ void ForkPanel::setChange(Kind kind, const QString& policyOrJobs, const QString&
     m_kind->setCurrentIndex(int(kind));
     if (kind == Kind::Policy)
         m_policy->setCurrentText(policyOrJobs);
+    else if (kind == Kind::AddMachines)
+        m_count->setValue(policyOrJobs.toInt());
+    else if (kind == Kind::Burst)
+        m_burst->setText(policyOrJobs);
     else
         m_jobs->setText(policyOrJobs);
     m_machines->setText(machines);
@@ -258,6 +286,38 @@ bool ForkPanel::buildRequest(ForkRequest& req, QString& why) const
         return machines(req.change.drainMachines);
     case Kind::QueueFirst:
         return jobs(req.change.queueFront);
+    case Kind::AddMachines: {
+        std::vector<int> like;
+        if (!machines(like))
+            return false;
+        if (like.size() != 1) {
+            why = tr("Fork: name the one machine the added ones copy.");
+            return false;
+        }
+        req.change.addMachines = m_count->value();
+        req.change.addLike = like.front();
+        return true;
+    }
+    case Kind::Burst: {
+        const QString path = m_burst->text().trimmed();
+        if (path.isEmpty()) {
+            why = tr("Fork: give the trace file of the burst.");
+            return false;
+        }
+        try {
+            req.change.burst = readTrace(path.toStdString());
+        } catch (const std::exception& e) {
+            why = tr("Fork: %1").arg(QString::fromUtf8(e.what()));
+            return false;
+        }
+        if (req.change.burst.jobs.empty()) {
+            why = tr("Fork: the burst file %1 has no jobs.").arg(path);
+            return false;
+        }
+        if (req.change.burst.name.empty())
+            req.change.burst.name = path.toStdString();
+        return true;
+    }
     }
     return false;
 }

@@ -1,6 +1,7 @@
 #pragma once
 // The Fork dock (issue 21): fork the current run at the stepper's decision with one change (another policy
-// from here, a job placed on chosen machines, machines failed or drained, jobs moved to the queue head); the
+// from here, a job placed on chosen machines, machines failed, drained or added, jobs moved to the queue head, a
+// burst of arrivals from a trace file); the
 // window has the RunController rerun it off the GUI thread (run/fork.h), and the dock shows the outcome: the
 // first diverging decision, metric deltas, a Gantt diff (both schedules of the jobs that moved on one time
 // axis) and a sortable per-job JCT / fee delta table.
@@ -16,6 +17,7 @@ class QComboBox;
 class QLabel;
 class QLineEdit;
 class QPushButton;
+class QSpinBox;
 class QTableView;
 
 namespace ss::ui {
@@ -28,11 +30,11 @@ class ForkPanel : public QWidget {
 public:
     explicit ForkPanel(QWidget* parent = nullptr);
 
-    enum class Kind { Policy, Place, Fail, Drain, QueueFirst };
+    enum class Kind { Policy, Place, Fail, Drain, QueueFirst, AddMachines, Burst };
     /// The run and decision (0-based, as the stepper counts) a fork would start from.
     void setContext(RunPtr run, int decision);
     /// Fills the change fields (for the command line and tests): `kind`, the policy or the job id(s) and
-    /// machine names (comma-separated).
+    /// machine names (comma-separated); AddMachines: the count and the machine copied; Burst: the burst's trace file.
     void setChange(Kind kind, const QString& policyOrJobs, const QString& machines = {});
     /// The request the fields describe, or an empty optional with `why` set (nothing to fork, bad job/machine).
     bool buildRequest(ForkRequest& req, QString& why) const;
@@ -59,6 +61,8 @@ private:
     QComboBox* m_policy = nullptr;
     QLineEdit* m_jobs = nullptr;
     QLineEdit* m_machines = nullptr;
+    QSpinBox* m_count = nullptr;
+    QLineEdit* m_burst = nullptr;
     QPushButton* m_go = nullptr;
     QLabel* m_result = nullptr;
     GanttDiffView* m_gantt = nullptr;

@@ -61,8 +61,13 @@ bool MainWindow::forkHere(const QString& change)
         m_forkPanel->setChange(ForkPanel::Kind::Drain, {}, value);
     } else if (key == QLatin1String("queue-first")) {
         m_forkPanel->setChange(ForkPanel::Kind::QueueFirst, value);
+    } else if (key == QLatin1String("add")) { // add=N:LIKE
+        const int colon = value.indexOf(QLatin1Char(':'));
+        m_forkPanel->setChange(ForkPanel::Kind::AddMachines, value.left(colon), colon < 0 ? QString() : value.mid(colon + 1));
+    } else if (key == QLatin1String("burst")) {
+        m_forkPanel->setChange(ForkPanel::Kind::Burst, value);
     } else {
-        showError(tr("Fork: '%1' is not a change (policy=P, place=JOB:M1,M2, fail=M, drain=M, queue-first=J1,J2).").arg(change));
+        showError(tr("Fork: '%1' is not a change (policy=P, place=JOB:M1,M2, fail=M, drain=M, queue-first=J1,J2, add=N:M, burst=FILE).").arg(change));
         return false;
     }
     ForkRequest req;

@@ -15,6 +15,7 @@
 #include "runentry.h"
 
 namespace ss {
+class CheckpointSet;
 struct ForkRequest;
 struct RunDiff;
 struct StartState;
@@ -158,6 +159,12 @@ private:
     QString m_traceLoadedFormat, m_traceLoadedTimeFormat;
     std::map<std::string, std::string> m_traceLoadedColumns;
     int m_nextRunId = 1;
+    /// What each fork made in this session is a fork of (run id -> root spec and stages): forking it chains them.
+    struct ForkLineage;
+    std::map<int, std::shared_ptr<const ForkLineage>> m_forkLineage;
+    /// Checkpoints of the run last forked, i.e. the one open in the stepper (run/checkpoint.h): its first fork
+    /// replays and leaves them, later forks of it restore the nearest instead of replaying.
+    std::shared_ptr<ss::CheckpointSet> m_checkpoints;
     int m_openAfterLoad = 0; ///< run id whose log is being loaded to be opened
     bool m_pendingRun = false;
 };

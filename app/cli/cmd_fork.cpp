@@ -256,15 +256,47 @@ int cmdFork(Args& a)
     if (parent.out.spec.fork.rfind("start-state=", 0) == 0)
         throw UsageError("run " + std::to_string(id) + " started from a start state (--start-state); forking such a run "
                          "is not supported yet");
-    if (!parent.out.spec.fork.empty())
-        throw UsageError("run " + std::to_string(id) + " is itself a fork (" + parent.info.forkChange
-                         + "); forking a fork is not supported: fork its parent with both changes");
-    ParentInputs in = parentInputs(a, parent, id);
+    // a fork of a fork: its ancestors back to the root run, their changes read back from the store (run/fork.h)
+    std::vector<StoredRun> lineage; // the forks, newest first
+    StoredRun root = parent;
+    int64_t rootId = id;
+    while (!root.out.spec.fork.empty()) {
+        if (root.out.spec.fork.rfind("start-state=", 0) == 0)
+            throw UsageError("run " + std::to_string(rootId) + " started from a start state; forking its forks is not supported yet");
+        const int64_t up = root.info.parentRunId;
+        if (up <= 0)
+            throw UsageError("run " + std::to_string(rootId) + " is a fork whose parent is not in " + db);
+        lineage.push_back(std::move(root));
+        RunStore store(db, RunStore::Mode::Existing);
+        root = store.loadRun(up, false);
+        rootId = up;
+    }
+    ParentInputs in = parentInputs(a, root, rootId);
     const Trace ordered = engineTrace(in.trace);
+    // the world the new change applies in: the root's cluster grown by the ancestors' added machines
+    ClusterSpec world = in.cluster;
+    std::vector<ForkStage> chain;
+    for (size_t i = lineage.size(); i-- > 0;) {
+        ForkStage st;
+        st.atDecision = lineage[i].info.forkDecision;
+        try {
+            st.change = parseForkChange(lineage[i].info.forkChange, world, ordered);
+        } catch (const ForkError& e) {
+            throw UsageError("cannot fork run " + std::to_string(id) + ": its ancestor run " + std::to_string(lineage[i].info.id)
+                             + " cannot be rebuilt: " + e.what());
+        }
+        st.change.policyOptions.backfill = root.out.spec.options.backfill;
+        if (st.change.addMachines > 0)
+            addMachinesLike(world, st.change.addMachines, st.change.addLike);
+        chain.push_back(std::move(st));
+    }
 
     ForkRequest req;
     req.atDecision = uint64_t(k);
     req.parentRunId = id;
+    req.chain = chain;
+    if (!chain.empty())
+        req.parentId = parent.out.spec.id();
     ForkChange& ch = req.change;
     if (a.has("place")) {
         const std::string p = a.get("place");
@@ -272,7 +304,7 @@ int cmdFork(Args& a)
         if (colon == std::string::npos || colon == 0 || colon + 1 >= p.size())
             throw UsageError("--place JOB:M0,M1,...: a trace job id, a colon and machines (names or indices), got '" + p + "'");
         ch.placeJob = jobArg(ordered, p.substr(0, colon), "place");
-        ch.placeMachines = machinesArg(in.cluster, {p.substr(colon + 1)}, "place");
+        ch.placeMachines = machinesArg(world, {p.substr(colon + 1)}, "place");
     }
     for (const std::string& v : a.getAll("queue-first"))
         for (const std::string& item : splitList(v))
@@ -286,9 +318,9 @@ int cmdFork(Args& a)
     }
     if (!ch.policyOptions.params.empty() && ch.policy.empty())
         throw UsageError("--param goes with --policy (the policy deciding from the fork point on)");
-    ch.policyOptions.backfill = parent.out.spec.options.backfill;
-    ch.failMachines = machinesArg(in.cluster, a.getAll("fail-machine"), "fail-machine");
-    ch.drainMachines = machinesArg(in.cluster, a.getAll("drain-machine"), "drain-machine");
+    ch.policyOptions.backfill = root.out.spec.options.backfill;
+    ch.failMachines = machinesArg(world, a.getAll("fail-machine"), "fail-machine");
+    ch.drainMachines = machinesArg(world, a.getAll("drain-machine"), "drain-machine");
     if (a.has("add-machines")) { // N[:LIKE]: N copies of machine LIKE (default: the first), up from decision K
         const std::string v = a.get("add-machines");
         const size_t colon = v.find(':');
@@ -301,7 +333,7 @@ int cmdFork(Args& a)
             throw UsageError("--add-machines N[:LIKE]: N machines (a positive integer), like machine LIKE, got '" + v + "'");
         }
         if (colon != std::string::npos)
-            ch.addLike = machineByNameOrIndex(in.cluster, v.substr(colon + 1), "add-machines");
+            ch.addLike = machineByNameOrIndex(world, v.substr(colon + 1), "add-machines");
     }
     if (a.has("burst")) {
         ch.burst = readTrace(a.get("burst"));
@@ -314,7 +346,7 @@ int cmdFork(Args& a)
     if (!ch.policy.empty())
         makeScheduler(ch.policy, ch.policyOptions); // an unknown policy or a bad --param fails before the rerun
 
-    RunOutput out = runFork(in.cluster, in.trace, parent.out.spec, req, in.table.empty() ? nullptr : &in.table, keepLog);
+    RunOutput out = runFork(in.cluster, in.trace, root.out.spec, req, in.table.empty() ? nullptr : &in.table, keepLog);
     int64_t forkId = -1;
     if (!noSave) {
         RunStore store(db, RunStore::Mode::Existing);
@@ -388,7 +420,7 @@ int cmdDiff(Args& a)
 CliCommand forkCmd("fork",
                    "--db F --run ID --at-decision K [--place JOB:M0,M1] [--queue-first J1,J2] [--policy P [--param k=v]] "
                    "[--fail-machine M] [--drain-machine M] [--add-machines N[:LIKE]] [--burst FILE] [--trace FILE --cluster C] [--json] [--no-save] : "
-                   "rerun a stored run from decision K with one thing changed, store it with its parent",
+                   "rerun a stored run (or a stored fork: its changes chain, K >= its fork point) from decision K with one thing changed, store it with its parent",
                    &cmdFork);
 CliCommand diffCmd("diff",
                    "--db F --run A --run B [--json] [--sort jct|fee|id] [--top N] [--all] : two runs job by job, "

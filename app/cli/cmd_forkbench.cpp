@@ -1,5 +1,7 @@
-// bench-fork: what a what-if fork costs next to simulating the rest of the run alone. The fork replays its
-// parent deterministically up to decision K (run/fork.h); its overhead is the time of that replay.
+// bench-fork: what a what-if fork costs next to simulating the rest of the run alone, made both ways (run/fork.h):
+// replaying its parent deterministically up to decision K, and restoring the nearest checkpoint of the parent
+// (run/checkpoint.h: engine snapshots kept while the parent ran) and stepping on to K.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -9,6 +11,7 @@
 #include "metrics/metrics.h"
 #include "model/tracegen.h"
 #include "policy/registry.h"
+#include "run/checkpoint.h"
 #include "run/fork.h"
 
 namespace ss::cli {
@@ -32,6 +35,7 @@ int cmdBenchFork(Args& a)
     spec.config.seed = uint64_t(a.getInt("seed", 1));
     spec.config.perf = PerfConfig::parse(a.get("perf", "default"));
     const std::string change = a.get("change", "none");
+    const long every = a.getInt("every", 0);
     a.finish();
     if (g.jobs <= 0 || k < 1)
         throw UsageError("--jobs and --at must be positive");
@@ -68,22 +72,53 @@ int cmdBenchFork(Args& a)
     else if (change != "none")
         throw UsageError("--change: none, policy or fail");
     const auto t1 = std::chrono::steady_clock::now();
-    const RunOutput fork = runFork(cluster, trace, spec, req);
+    ForkHow replayHow;
+    const RunOutput fork = runFork(cluster, trace, spec, req, nullptr, false, {}, nullptr, &replayHow);
     const double forkTime = since(t1);
     const double overhead = forkTime - rest;
     std::printf("  parent: %llu decisions, %.3f s in all, %.3f s to decision %ld, %.3f s for the rest\n",
                 (unsigned long long)sim.decisions(), whole, toK, k, rest);
-    std::printf("  fork (%s): %.3f s from request to finished rerun, mean JCT %.2f min (parent %.2f min)\n",
+    std::printf("  fork by replay (%s): %.3f s from request to finished rerun, mean JCT %.2f min (parent %.2f min)\n",
                 fork.forkChange.c_str(), forkTime, fork.summary.meanJctMin, metrics.summary().meanJctMin);
-    std::printf("  overhead over simulating the rest alone: %.3f s (target < 1 s): %s\n", overhead,
+    std::printf("    overhead over simulating the rest alone: %.3f s (target < 1 s): %s\n", overhead,
                 overhead < 1.0 ? "met" : "NOT met");
-    std::printf("  (a fork replays decisions 1..K-1 deterministically: no engine snapshot is taken)\n");
+
+    // the parent again, keeping checkpoints as the studio does for the run it shows
+    CheckpointSet set("", std::make_shared<const ClusterSpec>(cluster), std::make_shared<const Trace>(engineTrace(trace)));
+    if (every > 0)
+        set.setInterval(uint64_t(every));
+    const auto t2 = std::chrono::steady_clock::now();
+    const RunOutput parent = runWithCheckpoints(spec, set);
+    const double withCp = since(t2);
+    std::printf("  parent with checkpoints: %.3f s (%+.3f s over the plain run), %zu checkpoint(s) every %llu decisions, "
+                "~%.0f MB held\n", withCp, withCp - whole, set.size(), (unsigned long long)set.interval(),
+                double(set.approxBytes()) / 1e6);
+    auto restoreOnce = [&](const char* label) {
+        ForkHow how;
+        const auto t3 = std::chrono::steady_clock::now();
+        const RunOutput f = runFork(cluster, trace, spec, req, nullptr, false, {}, &set, &how);
+        const double t = since(t3);
+        const bool same = f.jobs.size() == fork.jobs.size()
+            && std::equal(f.jobs.begin(), f.jobs.end(), fork.jobs.begin(), [](const JobRecord& x, const JobRecord& y) {
+                   return x.id == y.id && x.start == y.start && x.end == y.end && x.fee == y.fee;
+               });
+        if (how.restored)
+            std::printf("  fork by restore, %s: from the checkpoint after decision %llu, %.3f s, overhead %.3f s "
+                        "(target < 1 s): %s; job for job %s the replayed fork\n", label,
+                        (unsigned long long)how.fromDecision, t, t - rest, t - rest < 1.0 ? "met" : "NOT met",
+                        same ? "equal to" : "DIFFERENT from");
+        else
+            std::printf("  fork by restore, %s: replayed instead (%s), %.3f s\n", label, how.why.c_str(), t);
+    };
+    restoreOnce("nearest periodic checkpoint");
+    restoreOnce("again at the same decision (the first fork left a checkpoint at K-1)");
+    (void)parent;
     return 0;
 }
 
 CliCommand benchForkCmd("bench-fork",
-                        "[--jobs 100000] [--at 50000] [--policy P] [--cluster C] [--load X] [--change none|policy|fail] : "
-                        "fork cost vs simulating the rest alone",
+                        "[--jobs 100000] [--at 50000] [--policy P] [--cluster C] [--load X] [--change none|policy|fail] [--every N] : "
+                        "fork cost (replay and checkpoint restore) vs simulating the rest alone",
                         &cmdBenchFork);
 
 } // namespace

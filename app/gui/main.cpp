@@ -47,7 +47,7 @@ int main(int argc, char** argv)
                              QStringLiteral("FILE"));
     QCommandLineOption forkOpt(QStringLiteral("fork"),
                                QStringLiteral("Fork the current run at the current decision (after --goto-decision): policy=P, "
-                                              "place=JOB:M1,M2, fail=M1,M2, drain=M or queue-first=J1,J2; shows the Fork view."),
+                                              "place=JOB:M1,M2, fail=M1,M2, drain=M, queue-first=J1,J2, add=N:M or burst=FILE; shows the Fork view."),
                                QStringLiteral("CHANGE"));
     cli.addOptions({scenarioOpt, runOpt, gotoOpt, viewOpt, shotOpt, darkOpt, sizeOpt, dbOpt, forkOpt});
     cli.addPositionalArgument(QStringLiteral("file"), QStringLiteral("A scenario, trace or cluster file to open."), QStringLiteral("[file]"));

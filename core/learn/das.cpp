@@ -276,6 +276,12 @@ public:
             throw std::invalid_argument("das.rwgp_lambda must be in (0, 1), not " + std::to_string(m_lambda));
     }
     std::string name() const override { return m_agent->cfg.variant; }
+    /// The agent's weights are shared read-only (inference only); the RWGP state and scratch are copied. A
+    /// scheduler collecting a training episode cannot be copied (the episode is the trainer's).
+    std::unique_ptr<Scheduler> clone() const override
+    {
+        return m_collect ? nullptr : std::make_unique<DasScheduler>(*this);
+    }
 
     void reset(const SimSetup& setup) override
     {
@@ -684,6 +690,20 @@ public:
         m_inner->reset(setup);
     }
     void schedule(SchedContext& ctx) override { m_inner->schedule(ctx); }
+    std::unique_ptr<Scheduler> clone() const override
+    {
+        auto c = std::make_unique<DasPolicy>(m_variant, m_opts);
+        c->m_trained = m_trained;
+        c->m_refused = m_refused;
+        if (m_inner && !(c->m_inner = m_inner->clone()))
+            return nullptr;
+        return c;
+    }
+    void rebind(const SimSetup& setup) override
+    {
+        if (m_inner)
+            m_inner->rebind(setup);
+    }
     /// Whether a trained checkpoint ran (checkpoint = 1) or the untrained policy did (0), and whether a
     /// shipped checkpoint was refused for being trained on another cluster (checkpoint_refused = 1): the
     /// studio marks such runs and says why, and the store keeps it with the run.

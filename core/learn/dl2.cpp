@@ -28,6 +28,8 @@ public:
     {
     }
     std::string name() const override { return "dl2"; }
+    /// Its learned tables and scratch are values: a copy goes on exactly as this one would.
+    std::unique_ptr<Scheduler> clone() const override { return std::make_unique<Dl2Scheduler>(*this); }
     void reset(const SimSetup& setup) override
     {
         m_theta.fill(0.0);

@@ -32,6 +32,8 @@ public:
     {
     }
     std::string name() const override { return m_name; }
+    /// Its learned tables and scratch are values: a copy goes on exactly as this one would.
+    std::unique_ptr<Scheduler> clone() const override { return std::make_unique<MetaScheduler>(*this); }
 
     void reset(const SimSetup& setup) override
     {

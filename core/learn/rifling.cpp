@@ -25,6 +25,8 @@ public:
     {
     }
     std::string name() const override { return "rifling"; }
+    /// Its learned tables and scratch are values: a copy goes on exactly as this one would.
+    std::unique_ptr<Scheduler> clone() const override { return std::make_unique<RiflingScheduler>(*this); }
     void reset(const SimSetup& setup) override
     {
         for (auto& row : m_q)

@@ -6,6 +6,7 @@ namespace {
 
 class AdmitAll final : public Admission {
 public:
+    std::unique_ptr<Admission> clone() const override { return std::make_unique<AdmitAll>(*this); }
     AdmissionRecord admit(const SchedContext&, int job) override { return {job, Admit::Accept, 1.0f, "admit all"}; }
 };
 

@@ -12,6 +12,7 @@ using namespace placeutil;
 
 class Consolidate final : public Placement {
 public:
+    std::unique_ptr<Placement> clone() const override { return std::make_unique<Consolidate>(*this); }
     bool place(SchedContext& ctx, int job, std::vector<GpuSlot>& out, std::vector<float>* scores) override
     {
         out.clear();

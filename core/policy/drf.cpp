@@ -10,6 +10,7 @@ namespace {
 
 class Drf final : public Ordering {
 public:
+    std::unique_ptr<Ordering> clone() const override { return std::make_unique<Drf>(*this); }
     void reset(const SimSetup& setup) override
     {
         m_trace = &setup.trace;

@@ -10,6 +10,7 @@ namespace {
 
 class Edf final : public Ordering {
 public:
+    std::unique_ptr<Ordering> clone() const override { return std::make_unique<Edf>(*this); }
     double staticKey(const SchedContext& ctx, int job) const override
     {
         const Job& jb = ctx.job(job);

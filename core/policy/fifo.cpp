@@ -7,6 +7,7 @@ namespace {
 
 class Fifo final : public Ordering {
 public:
+    std::unique_ptr<Ordering> clone() const override { return std::make_unique<Fifo>(*this); }
     std::vector<ScoredJob> rank(const SchedContext& ctx, const std::vector<QueuedJob>& served) const override
     {
         std::vector<ScoredJob> out;

@@ -9,6 +9,7 @@ using namespace placeutil;
 
 class FirstFit final : public Placement {
 public:
+    std::unique_ptr<Placement> clone() const override { return std::make_unique<FirstFit>(*this); }
     bool place(SchedContext& ctx, int job, std::vector<GpuSlot>& out, std::vector<float>* scores) override
     {
         out.clear();

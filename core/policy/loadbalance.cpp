@@ -9,6 +9,7 @@ using namespace placeutil;
 
 class LoadBalance final : public Placement {
 public:
+    std::unique_ptr<Placement> clone() const override { return std::make_unique<LoadBalance>(*this); }
     bool place(SchedContext& ctx, int job, std::vector<GpuSlot>& out, std::vector<float>* scores) override
     {
         out.clear();

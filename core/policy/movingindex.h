@@ -34,6 +34,13 @@ public:
     using DueFn = std::function<double(int a, int b, double now)>;
 
     void reset(size_t jobs, size_t types, PosFn pos, DueFn due);
+    /// Becomes a copy of `from` whose callbacks are `pos` and `due` (they describe the copy's owner: Scheduler::clone).
+    void clone(const MovingIndex& from, PosFn pos, DueFn due)
+    {
+        *this = from;
+        m_pos = std::move(pos);
+        m_due = std::move(due);
+    }
     bool empty() const { return m_root < 0; }
     int size() const { return m_count; }
     bool contains(int job) const { return m_node[size_t(job)] >= 0; }

@@ -29,6 +29,15 @@ void QueuedScheduler::reset(const SimSetup& setup)
     m_admit->reset(setup);
 }
 
+std::unique_ptr<Scheduler> QueuedScheduler::clone() const
+{
+    // the buckets are value sets (no iterators kept between decisions); the stages copy themselves
+    auto c = std::make_unique<QueuedScheduler>(*this);
+    if (!c->m_order || !c->m_place || !c->m_admit)
+        return nullptr;
+    return c;
+}
+
 AdmissionRecord QueuedScheduler::admit(const SchedContext& ctx, int job)
 {
     AdmissionRecord r = m_admit->admit(ctx, job);

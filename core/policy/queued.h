@@ -27,6 +27,7 @@ public:
     void onJobStopped(int job, double now, bool finished, const JobRuntime& rt) override;
     bool hasAdmission() const override { return true; }
     AdmissionRecord admit(const SchedContext& ctx, int job) override;
+    std::unique_ptr<Scheduler> clone() const override;
 
 private:
     struct Item {
@@ -49,9 +50,9 @@ private:
     };
 
     std::string m_name;
-    std::unique_ptr<Ordering> m_order;
-    std::unique_ptr<Placement> m_place;
-    std::unique_ptr<Admission> m_admit;
+    StagePtr<Ordering> m_order;
+    StagePtr<Placement> m_place;
+    StagePtr<Admission> m_admit;
     bool m_grouped;
     bool m_backfill;
     size_t m_scan = 0;

@@ -21,6 +21,7 @@ int nthWithFree(const ClusterState& s, const TypeList& types, int k, int n)
 
 class RandomPlacement final : public Placement {
 public:
+    std::unique_ptr<Placement> clone() const override { return std::make_unique<RandomPlacement>(*this); }
     bool place(SchedContext& ctx, int job, std::vector<GpuSlot>& out, std::vector<float>* scores) override
     {
         out.clear();

@@ -6,6 +6,7 @@ namespace {
 
 class Sjf final : public Ordering {
 public:
+    std::unique_ptr<Ordering> clone() const override { return std::make_unique<Sjf>(*this); }
     double staticKey(const SchedContext& ctx, int job) const override { return ctx.job(job).duration; }
     std::vector<ScoredJob> rank(const SchedContext&, const std::vector<QueuedJob>& served) const override
     {

@@ -19,6 +19,16 @@ public:
     /// `seq`: the scheduler's per-job tie-break; `use`: what each job holds per type (job * types + type).
     void reset(const ClusterSpec& cluster, size_t jobs, size_t types, const std::vector<double>* seq,
                const std::vector<int64_t>* use);
+    /// Becomes a copy of `from` serving a copy of its scheduler, whose `seq` and `use` these are (Scheduler::clone).
+    void clone(const SrtfRunIndex& from, const std::vector<double>* seq, const std::vector<int64_t>* use)
+    {
+        *this = from;
+        m_seq = seq;
+        m_use = use;
+        m_ctx = nullptr; // set again at the next decision (sync) before any key is read
+        m_idx.clone(from.m_idx, [this](int j) { return MovingIndex::Pos {keyNow(j), j}; },
+                    [this](int a, int b, double now) { return dueTime(m_line[size_t(a)], m_line[size_t(b)], now); });
+    }
     /// At the start of a decision: re-inserts the jobs whose line changed and restores the order at now.
     void sync(const SchedContext& ctx);
     /// A job that has just started (after sync in the same decision).

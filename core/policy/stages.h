@@ -22,6 +22,8 @@ public:
     virtual void reset(const SimSetup& setup) {}
     /// The verdict; record.job is set by the caller. Reject ends the job (JobStatus::Rejected).
     virtual AdmissionRecord admit(const SchedContext& ctx, int job) = 0;
+    /// A copy with all its per-run state (Scheduler::clone); null = cannot be copied.
+    virtual std::unique_ptr<Admission> clone() const { return nullptr; }
 };
 
 /// A queued job as the ordering sorted it: served in (groupKey, staticKey, queue entry) order.
@@ -60,6 +62,8 @@ public:
     {
         return nullptr;
     }
+    /// A copy with all its per-run state (Scheduler::clone); null = cannot be copied.
+    virtual std::unique_ptr<Ordering> clone() const { return nullptr; }
 
 private:
     std::string m_name;
@@ -77,9 +81,36 @@ public:
     /// (machine id order, higher = preferred, -1 = cannot take any part of the job): every machine it chose
     /// scores at least as high as every machine it did not. A placement that fails draws no random number.
     virtual bool place(SchedContext& ctx, int job, std::vector<GpuSlot>& out, std::vector<float>* scores) = 0;
+    /// A copy with all its per-run state (Scheduler::clone); null = cannot be copied.
+    virtual std::unique_ptr<Placement> clone() const { return nullptr; }
 
 private:
     std::string m_name;
+};
+
+/// A stage a policy owns, copied with the stage's clone() when the policy is copied (Scheduler::clone): a policy
+/// holding its stages in StagePtrs gets its copy constructor for free. A copy of a stage that cannot clone is
+/// empty, so the policy's clone() checks its stages and returns null then.
+template <class T> class StagePtr {
+public:
+    StagePtr() = default;
+    StagePtr(std::unique_ptr<T> p) : m_p(std::move(p)) {}
+    StagePtr(const StagePtr& o) : m_p(o.m_p ? o.m_p->clone() : nullptr) {}
+    StagePtr(StagePtr&&) noexcept = default;
+    StagePtr& operator=(const StagePtr& o)
+    {
+        if (this != &o)
+            m_p = o.m_p ? o.m_p->clone() : nullptr;
+        return *this;
+    }
+    StagePtr& operator=(StagePtr&&) noexcept = default;
+    T* operator->() const { return m_p.get(); }
+    T& operator*() const { return *m_p; }
+    T* get() const { return m_p.get(); }
+    explicit operator bool() const { return m_p != nullptr; }
+
+private:
+    std::unique_ptr<T> m_p;
 };
 
 } // namespace ss

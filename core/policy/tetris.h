@@ -18,6 +18,11 @@ public:
     void reset(const SimSetup& setup) override;
     void schedule(SchedContext& ctx) override;
     void onJobStopped(int job, double now, bool finished, const JobRuntime& rt) override;
+    std::unique_ptr<Scheduler> clone() const override
+    {
+        auto c = std::make_unique<TetrisScheduler>(*this);
+        return c->m_span ? std::move(c) : nullptr;
+    }
 
     /// Tetris score of `job` on machine m now (higher = packed first); NaN when it does not fit there.
     /// `w` weighs remaining work against alignment (see tetris.cpp).
@@ -25,7 +30,7 @@ public:
 
 private:
     int m_window = 128;
-    std::unique_ptr<Placement> m_span; ///< consolidate, for jobs wider than any machine
+    StagePtr<Placement> m_span; ///< consolidate, for jobs wider than any machine
     const ClusterSpec* m_cluster = nullptr;
     const Trace* m_trace = nullptr;
     std::vector<double> m_cpuUsed, m_memUsed;

@@ -715,12 +715,21 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
     requestWake(ctx);
 }
 
+std::unique_ptr<Scheduler> PreemptiveScheduler::clone() const
+{
+    auto c = std::make_unique<PreemptiveScheduler>(*this);
+    c->m_cur.clear(); // scratch iterators into this object's buckets
+    c->m_srtf.clone(m_srtf, &c->m_seq, &c->m_use); // its callbacks and pointers: the copy's own
+    return c->m_place && c->m_admit ? std::move(c) : nullptr;
+}
+
 namespace {
 
 /// The Tiresias family as orderings: each drives its composite with PreemptiveScheduler.
 class PreemptiveOrdering final : public Ordering {
 public:
     explicit PreemptiveOrdering(PreemptOrder o) : m_order(o) {}
+    std::unique_ptr<Ordering> clone() const override { return std::make_unique<PreemptiveOrdering>(*this); }
     std::vector<ScoredJob> rank(const SchedContext&, const std::vector<QueuedJob>&) const override { return {}; }
     std::unique_ptr<Scheduler> drive(const std::string& name, std::unique_ptr<Placement>& placement,
                                      std::unique_ptr<Admission>& admission, const PolicyOptions& opts) override

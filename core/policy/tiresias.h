@@ -71,6 +71,7 @@ public:
     }
     bool hasAdmission() const override { return true; }
     AdmissionRecord admit(const SchedContext& ctx, int job) override;
+    std::unique_ptr<Scheduler> clone() const override;
 
     /// LAS queue of a job (tests and the GUI).
     int queueOf(int job) const { return m_q[size_t(job)]; }
@@ -91,8 +92,8 @@ private:
 
     std::string m_name;
     PreemptOrder m_order;
-    std::unique_ptr<Placement> m_place;
-    std::unique_ptr<Admission> m_admit;
+    StagePtr<Placement> m_place;
+    StagePtr<Admission> m_admit;
     std::vector<double> m_thr;
     double m_knob = 0;
     GittinsTable m_gittins;

@@ -32,7 +32,8 @@ private:
 RunOutput runSimulation(const ClusterSpec& cluster, const Trace& traceIn, const RunSpec& spec,
                         const std::function<bool(double)>& progress, const ThroughputTable* table,
                         const std::vector<SimObserver*>& extraObservers,
-                        const std::function<void(Simulator&)>& prepare)
+                        const std::function<void(Simulator&)>& prepare, const AfterStep& afterStep,
+                        RunResume* resume)
 {
     const std::string bad = cluster.validate();
     if (!bad.empty())
@@ -54,13 +55,23 @@ RunOutput runSimulation(const ClusterSpec& cluster, const Trace& traceIn, const 
     out.spec.decisionLogPath.clear(); // output handling is not part of what the run was
     out.spec.keepDecisionLog = false;
 
-    auto policy = makeScheduler(spec.policy, spec.options);
     RunConfig cfg = spec.config;
     const bool wantLog = spec.keepDecisionLog || !spec.decisionLogPath.empty();
     cfg.recordDecisions = cfg.recordDecisions || wantLog;
 
-    Simulator sim(cluster, *trace, *policy, cfg, table);
-    MetricsCollector metrics;
+    std::unique_ptr<Scheduler> policy;
+    std::unique_ptr<Simulator> own;
+    MetricsCollector fresh;
+    if (resume) {
+        if (!resume->sim || trace != &traceIn)
+            throw std::invalid_argument("a resumed run needs its simulator and its trace sorted by submit time");
+        own = std::move(resume->sim);
+    } else {
+        policy = makeScheduler(spec.policy, spec.options);
+        own = std::make_unique<Simulator>(cluster, *trace, *policy, cfg, table);
+    }
+    Simulator& sim = *own;
+    MetricsCollector& metrics = resume ? resume->metrics : fresh;
     sim.addObserver(&metrics);
     std::unique_ptr<LogKeeper> keeper;
     std::unique_ptr<LogStreamer> streamer;
@@ -68,16 +79,22 @@ RunOutput runSimulation(const ClusterSpec& cluster, const Trace& traceIn, const 
         out.log = std::make_shared<DecisionLog>();
         out.log->machineCount = cluster.machineCount();
         out.log->gpuCount = cluster.totalGpus();
+        if (resume)
+            out.log->records = std::move(resume->logPrefix);
         keeper = std::make_unique<LogKeeper>(out.log);
         sim.addObserver(keeper.get());
     }
     if (!spec.decisionLogPath.empty()) {
+        if (resume)
+            throw std::invalid_argument("a resumed run cannot stream its decision log to a file");
         streamer = std::make_unique<LogStreamer>(spec.decisionLogPath, cluster);
         sim.addObserver(streamer.get());
     }
     for (SimObserver* o : extraObservers)
         sim.addObserver(o);
     for (const MachineEventSpec& e : spec.machineEvents) {
+        if (resume)
+            break; // in the snapshot already
         const int m = resolveEventMachine(cluster, e.machine);
         if (m < 0)
             throw std::invalid_argument("machine event at t=" + std::to_string(e.time) + ": no machine '" + e.machine
@@ -88,7 +105,23 @@ RunOutput runSimulation(const ClusterSpec& cluster, const Trace& traceIn, const 
         prepare(sim);
 
     const auto t0 = std::chrono::steady_clock::now();
-    out.cancelled = !sim.run(progress);
+    if (afterStep) {
+        afterStep(sim, metrics); // before the first step too (decision 0)
+        const double n = std::max<size_t>(1, trace->jobs.size());
+        uint64_t k = 0;
+        out.cancelled = false;
+        while (sim.step()) {
+            afterStep(sim, metrics);
+            if (progress && (++k & 1023) == 0 && !progress(std::min(1.0, double(sim.completedJobs()) / n))) {
+                out.cancelled = true;
+                break;
+            }
+        }
+        if (progress && !out.cancelled)
+            progress(1.0);
+    } else {
+        out.cancelled = !sim.run(progress);
+    }
     out.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
     if (!spec.keepDecisionLog)

@@ -29,11 +29,24 @@ struct RunOutput {
     std::string forkChange;            ///< the change, in words
 };
 
+/// A run that does not start from decision 1 (run/checkpoint.h): a simulator restored from a snapshot and the
+/// observers' state at that point.
+struct RunResume {
+    std::unique_ptr<Simulator> sim;        ///< Simulator::restore of a snapshot taken on this run's cluster and trace
+    MetricsCollector metrics;              ///< what the metrics had collected when the snapshot was taken
+    std::vector<DecisionRecord> logPrefix; ///< the decision records before it (used when the log is kept)
+};
+
+/// Called after every step of a run (checkpoints are taken there).
+using AfterStep = std::function<void(const Simulator&, const MetricsCollector&)>;
+
 /// Runs to the end (or until progress returns false: cancelled = true). Throws std::invalid_argument for
-/// an unknown policy and PolicyError for an invalid policy action.
+/// an unknown policy and PolicyError for an invalid policy action. With `resume`, the run goes on from its
+/// simulator (whose trace must be `trace`, sorted by submit time); spec.machineEvents are in it already.
 RunOutput runSimulation(const ClusterSpec& cluster, const Trace& trace, const RunSpec& spec,
                         const std::function<bool(double)>& progress = {}, const ThroughputTable* table = nullptr,
                         const std::vector<SimObserver*>& extraObservers = {},
-                        const std::function<void(Simulator&)>& prepare = {});
+                        const std::function<void(Simulator&)>& prepare = {}, const AfterStep& afterStep = {},
+                        RunResume* resume = nullptr);
 
 } // namespace ss

@@ -681,8 +681,13 @@ bool Simulator::step()
         admitAwaiting();
     else
         m_admittedLate.clear();
-    if (m_hook && m_decisions == m_hookAt)
-        m_hook(*this, m_ctx);
+    while (!m_hooks.empty() && m_hooks.front().first < m_decisions)
+        m_hooks.erase(m_hooks.begin()); // set for a decision already past
+    if (!m_hooks.empty() && m_hooks.front().first == m_decisions) {
+        DecisionHook hook = std::move(m_hooks.front().second); // it may set hooks for later decisions
+        m_hooks.erase(m_hooks.begin());
+        hook(*this, m_ctx);
+    }
     if (m_pending.size() > 0 || !m_running.empty())
         m_policy->schedule(m_ctx);
     m_ctx.m_record = nullptr;

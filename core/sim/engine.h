@@ -75,6 +75,7 @@ struct RunConfig {
 };
 
 class Simulator;
+class SimSnapshot;
 class SchedContext;
 class InvariantChecker;
 
@@ -114,6 +115,13 @@ public:
     /// Named figures the policy reports about its own run once it is over (Chronus: SLO jobs accepted, lease
     /// solver time), in a fixed order; the runner copies them into the run's summary.
     virtual std::vector<std::pair<std::string, double>> runStats() const { return {}; }
+    /// A copy of this policy's whole per-run state (queues, caches, its own random streams; immutable data such
+    /// as a learned model's weights may be shared read-only), so that a snapshot of the run continues bit for bit
+    /// (Simulator::snapshot). Null = this policy cannot be snapshotted: forks replay its run from decision 1.
+    virtual std::unique_ptr<Scheduler> clone() const { return nullptr; }
+    /// A clone now serves the simulator whose setup this is: a policy that keeps pointers into the SimSetup it
+    /// was reset with (its perf model, config) re-points them here. Cluster and trace are the same objects.
+    virtual void rebind(const SimSetup& setup) {}
 };
 
 /// Subscribers to what the engine does (metrics, logs, the GUI).
@@ -253,9 +261,23 @@ public:
     // --- what-if hooks (forks): all off by default ---
     /// Called at decision index `decision` (0-based; the stepper's decision decision+1) after that time
     /// point's completions, arrivals, wake-ups and admission verdicts and before the policy decides, with the
-    /// context the policy will get (starts made here are logged in that decision's record). One hook per run.
+    /// context the policy will get (starts made here are logged in that decision's record). One hook per
+    /// decision (setting another for the same decision replaces it); a hook may set hooks for later decisions.
     using DecisionHook = std::function<void(Simulator&, SchedContext&)>;
     void setDecisionHook(uint64_t decision, DecisionHook hook);
+
+    // --- snapshots (what-if forks restore instead of replaying; run/checkpoint.h) ---
+    /// A frozen copy of the whole run state between two steps: clock, cluster occupancy, queues, running jobs
+    /// with their progress, pending events, machine events, the performance model's and the policy's random
+    /// streams, and a clone of the policy (Scheduler::clone). Null when the policy cannot clone. Observers and
+    /// decision hooks are not part of it (the invariant ledger is). The cluster, trace and speed table must
+    /// outlive the snapshot and every simulator restored from it.
+    std::shared_ptr<const SimSnapshot> snapshot() const;
+    /// A simulator that continues `snap` exactly as the run it was taken from would have gone on, with its own
+    /// clone of the snapshot's policy. Add observers restored to the same point (copies of a MetricsCollector
+    /// taken with the snapshot). `recordDecisions` and the log limits come from `recording` (results do not
+    /// depend on them); everything else is the snapshot's.
+    static std::unique_ptr<Simulator> restore(const SimSnapshot& snap, const RunConfig& recording);
     /// From now on `policy` decides (reset with this run's setup; it must outlive the simulator). Jobs
     /// awaiting admission join the queue when the new policy has no admission stage.
     void switchPolicy(Scheduler& policy);
@@ -287,6 +309,9 @@ public:
 
 private:
     friend class SchedContext;
+    friend class SimSnapshot;
+    /// The copy made by snapshot() and restore(): every value member of `o`, with `policy` deciding.
+    Simulator(const Simulator& o, std::unique_ptr<Scheduler> policy);
     /// Indexed binary min-heap of running jobs keyed by (completion time, job): one entry per job, so a
     /// rate change updates the key in place instead of leaving stale events behind.
     class CompletionHeap {
@@ -347,8 +372,8 @@ private:
     void admitAwaiting();
     void enqueuePending(int j);
 
-    DecisionHook m_hook;
-    uint64_t m_hookAt = 0;
+    std::vector<std::pair<uint64_t, DecisionHook>> m_hooks; // sorted by decision
+    std::unique_ptr<Scheduler> m_ownedPolicy; // a restored simulator's clone of the snapshot's policy
     std::vector<MachineEvent> m_machineEvents; // sorted by time (stable), consumed from m_nextMachineEvent
     size_t m_nextMachineEvent = 0;
     std::vector<uint8_t> m_offline;            // per machine: 0 up, 1 failed, 2 draining
@@ -367,6 +392,22 @@ private:
     double computeRate(int j, bool drawNoise);
     void finishRun();
     std::string validateStart(int j, const std::vector<GpuSlot>& slots) const;
+};
+
+/// See Simulator::snapshot. Immutable; shareable between threads once taken.
+class SimSnapshot {
+public:
+    ~SimSnapshot();
+    uint64_t decisions() const;
+    double time() const;
+    bool finished() const;
+    /// Rough memory held (bytes): the per-job runtime, queues and cluster indices (not the policy's state).
+    size_t approxBytes() const;
+
+private:
+    friend class Simulator;
+    SimSnapshot() = default;
+    std::unique_ptr<Simulator> m_sim; // frozen: never stepped
 };
 
 template <class F> void SchedContext::forEachPending(F f) const

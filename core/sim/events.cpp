@@ -19,8 +19,12 @@ const char* toString(MachineEventKind k)
 
 void Simulator::setDecisionHook(uint64_t decision, DecisionHook hook)
 {
-    m_hookAt = decision;
-    m_hook = std::move(hook);
+    auto it = std::lower_bound(m_hooks.begin(), m_hooks.end(), decision,
+                               [](const std::pair<uint64_t, DecisionHook>& h, uint64_t d) { return h.first < d; });
+    if (it != m_hooks.end() && it->first == decision)
+        it->second = std::move(hook);
+    else
+        m_hooks.insert(it, {decision, std::move(hook)});
 }
 
 void Simulator::switchPolicy(Scheduler& policy)

@@ -4,6 +4,7 @@
 #include <QFile>
 #include <QPushButton>
 #include <QSettings>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -11,6 +12,9 @@
 #include "forkpanel.h"
 #include "mainwindow.h"
 #include "models.h"
+#include "runcontroller.h"
+#include "io/traceio.h"
+#include "run/fork.h"
 
 using namespace ss;
 using namespace ss::ui;
@@ -72,6 +76,103 @@ private Q_SLOTS:
         QVERIFY(w.waitForIdle(60000));
         QVERIFY2(w.bannerText().contains(QStringLiteral("not pending")), qPrintable(w.bannerText()));
         QCOMPARE(w.history()->rowCount(), rows);
+    }
+
+    // a fork of a fork (its parent's change kept), K before the parent's fork point refused, a second fork of
+    // the same run restored from the checkpoints the first left, machines added from the dock
+    void forkOfForkAndCheckpoints()
+    {
+        MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(w.openScenario(QStringLiteral(SS_SOURCE_DIR "/sample-traces/das-case.scenario.json")));
+        QVERIFY(w.waitForIdle(20000));
+        QVERIFY(w.runScenario());
+        QVERIFY(w.waitForIdle(60000));
+        RunPtr fifo;
+        for (const RunPtr& r : w.history()->allRuns())
+            if (r->policy() == QStringLiteral("fifo+firstfit"))
+                fifo = r;
+        QVERIFY(fifo);
+        auto* runs = w.findChild<RunController*>();
+        QVERIFY(runs);
+        QSignalSpy status(runs, &RunController::status);
+        const QString m1 = QString::fromStdString(fifo->cluster->machines[1].name);
+        const QString m2 = QString::fromStdString(fifo->cluster->machines[2].name);
+        w.setCurrentRun(fifo);
+        w.setDecision(4); // decision 5
+        QVERIFY2(w.forkHere(QStringLiteral("fail=%1").arg(m1)), qPrintable(w.bannerText()));
+        QVERIFY(w.waitForIdle(60000));
+        const RunPtr a = w.history()->run(w.history()->rowCount() - 1);
+        QCOMPARE(a->out->forkDecision, uint64_t(5));
+        // the same run forked again at the same decision: restored from the checkpoint the first fork left
+        w.setCurrentRun(fifo);
+        w.setDecision(4);
+        status.clear();
+        QVERIFY2(w.forkHere(QStringLiteral("drain=%1").arg(m2)), qPrintable(w.bannerText()));
+        QVERIFY(w.waitForIdle(60000));
+        bool restored = false;
+        for (const QList<QVariant>& args : status)
+            restored = restored || args.at(0).toString().contains(QStringLiteral("restored from the checkpoint after decision 4"));
+        QVERIFY(restored);
+        // the fork of fork a at decision 8: a's failure stays, the drain comes on top
+        w.setCurrentRun(a);
+        w.setDecision(1);
+        QVERIFY(!w.forkHere(QStringLiteral("drain=%1").arg(m2))); // decision 2 < a's fork point
+        QVERIFY2(w.bannerText().contains(QStringLiteral("decision 5")), qPrintable(w.bannerText()));
+        w.setCurrentRun(a);
+        w.setDecision(7);
+        const int rows = w.history()->rowCount();
+        QVERIFY2(w.forkHere(QStringLiteral("drain=%1").arg(m2)), qPrintable(w.bannerText()));
+        QVERIFY(w.waitForIdle(60000));
+        QVERIFY2(w.bannerText().isEmpty(), qPrintable(w.bannerText()));
+        QCOMPARE(w.history()->rowCount(), rows + 1);
+        const RunPtr b = w.history()->run(rows);
+        QCOMPARE(b->out->forkDecision, uint64_t(8));
+        QVERIFY(b->out->spec.fork.rfind("parent=" + a->out->spec.id(), 0) == 0);
+        ForkRequest direct;
+        direct.chain = {{5, {}}};
+        direct.chain[0].change.failMachines = {1};
+        direct.atDecision = 8;
+        direct.change.drainMachines = {2};
+        direct.parentId = a->out->spec.id();
+        const RunOutput want = runFork(*fifo->cluster, *fifo->trace, fifo->out->spec, direct, nullptr, false);
+        QCOMPARE(b->out->jobs.size(), want.jobs.size());
+        for (size_t i = 0; i < want.jobs.size(); ++i) {
+            QCOMPARE(b->out->jobs[i].start, want.jobs[i].start);
+            QCOMPARE(b->out->jobs[i].end, want.jobs[i].end);
+        }
+        QCOMPARE(b->out->spec.id(), want.spec.id());
+        // machines added from the dock
+        w.setCurrentRun(fifo);
+        w.setDecision(4);
+        QVERIFY2(w.forkHere(QStringLiteral("add=2:%1").arg(m1)), qPrintable(w.bannerText()));
+        QVERIFY(w.waitForIdle(60000));
+        const RunPtr c = w.history()->run(w.history()->rowCount() - 1);
+        QVERIFY2(c->out->forkChange.find("add 2 machine(s) like") == 0, c->out->forkChange.c_str());
+        // a burst of arrivals from a trace file: its jobs join the fork (ids after the trace's), a bad file is an error
+        QTemporaryDir dir;
+        const QString burst = dir.filePath(QStringLiteral("burst.csv"));
+        Trace bt;
+        for (int i = 0; i < 3; ++i) {
+            Job j;
+            j.id = i;
+            j.submit = 10.0 * i;
+            j.gpus = 1;
+            j.duration = 600;
+            bt.jobs.push_back(j);
+        }
+        writeNativeTrace(bt, burst.toStdString());
+        w.setCurrentRun(fifo);
+        w.setDecision(4);
+        const int before = w.history()->rowCount();
+        QVERIFY(!w.forkHere(QStringLiteral("burst=%1").arg(dir.filePath(QStringLiteral("nosuch.csv")))));
+        QCOMPARE(w.history()->rowCount(), before);
+        QVERIFY2(w.forkHere(QStringLiteral("burst=%1").arg(burst)), qPrintable(w.bannerText()));
+        QVERIFY(w.waitForIdle(60000));
+        const RunPtr d = w.history()->run(w.history()->rowCount() - 1);
+        QVERIFY2(d->out->forkChange.find("burst of 3 job(s)") == 0, d->out->forkChange.c_str());
+        QCOMPARE(d->out->jobs.size(), fifo->out->jobs.size() + 3);
     }
 
     // the DAS tour's "What if? Fork here": DAS's decision 4 rerun under FIFO from there

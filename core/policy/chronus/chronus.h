@@ -69,6 +69,7 @@ public:
     /// (boundaries with accepted jobs to plan), lease_solver_mean_ms / _max_ms (over those), lease_time_limit_hits,
     /// lease_fallbacks.
     std::vector<std::pair<std::string, double>> runStats() const override;
+    std::unique_ptr<Scheduler> clone() const override { return std::make_unique<ChronusScheduler>(*this); }
 
     // --- read access (tests, statistics, the studio) ---
     const ChronusParams& params() const { return m_p; }

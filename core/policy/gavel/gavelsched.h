@@ -41,6 +41,12 @@ public:
     /// rounds and LP solves; with gavel.ideal=1 also the ideal mode's mean JCT on the same
     /// jobs (Fig 13) and the mechanism's mean JCT over the jobs that finished in both.
     std::vector<std::pair<std::string, double>> runStats() const override;
+    std::unique_ptr<Scheduler> clone() const override { return std::make_unique<GavelScheduler>(*this); }
+    void rebind(const SimSetup& setup) override
+    {
+        if (m_setup)
+            m_setup = &setup;
+    }
 
     /// The allocation row of `job` in force (per cluster type; empty when the job has none).
     std::vector<double> allocationOf(int job) const;

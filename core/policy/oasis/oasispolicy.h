@@ -38,6 +38,12 @@ public:
     AdmissionRecord admit(const SchedContext& ctx, int job) override;
     /// total_utility, admitted, rejected, planned_utility, alpha, overruns, subroutine_mean_ms, subroutine_max_ms
     std::vector<std::pair<std::string, double>> runStats() const override;
+    std::unique_ptr<Scheduler> clone() const override
+    {
+        auto c = std::make_unique<OasisEngineScheduler>(*this);
+        c->m_alg = m_alg.clone(c->m_sc); // its scenario pointer: the copy's own
+        return c;
+    }
 
     const OasisScenario& scenario() const { return m_sc; }
     const OasisOnline& algorithm() const { return m_alg; }

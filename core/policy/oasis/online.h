@@ -53,6 +53,13 @@ struct AdmissionDecision {
 class OasisOnline {
 public:
     void reset(const OasisScenario& sc, const OasisParams& p = {});
+    /// A copy serving the same state with its own copy of the scenario (a policy's clone: Scheduler::clone).
+    OasisOnline clone(const OasisScenario& sc) const
+    {
+        OasisOnline c = *this;
+        c.m_sc = &sc;
+        return c;
+    }
     /// Bounds computed as above from `jobs` (called by reset with the scenario's jobs).
     void setBounds(const std::vector<OasisJob>& jobs);
     void setBounds(const PriceFamily& p, const PriceFamily& q)
