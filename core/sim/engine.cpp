@@ -43,6 +43,7 @@ double JobRuntime::remainingAt(double now) const
 double SchedContext::now() const { return m_sim.m_now; }
 const ClusterSpec& SchedContext::cluster() const { return m_sim.m_cluster; }
 const ClusterState& SchedContext::state() const { return m_sim.m_state; }
+bool SchedContext::machineOffline(int m) const { return m_sim.machineOffline(m); }
 const Trace& SchedContext::trace() const { return m_sim.m_trace; }
 const PerfModel& SchedContext::perf() const { return m_sim.m_perf; }
 const RunConfig& SchedContext::config() const { return m_sim.m_cfg; }

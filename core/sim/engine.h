@@ -183,6 +183,9 @@ public:
     /// Calls f(job) for each pending job in queue order; f returns false to stop early. No allocation.
     template <class F> void forEachPending(F f) const;
     const std::vector<int>& runningJobs() const;
+    /// Machine m failed or is draining (scenario events, what-if forks): nothing new may start on it; its free
+    /// GPUs are held by kOfflineHolder.
+    bool machineOffline(int m) const;
     /// The policy's own random stream (independent of the performance model's).
     Rng& rng();
     /// Jobs accepted at this decision after an earlier deferral (new arrivals are Pending in index order).

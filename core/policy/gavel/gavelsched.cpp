@@ -255,11 +255,21 @@ void GavelScheduler::resetCounters(double now)
     m_lastReset = now;
 }
 
+std::vector<double> GavelScheduler::onlineWorkers(const SchedContext& ctx) const
+{
+    std::vector<double> w = m_workers;
+    const ClusterSpec& c = ctx.cluster();
+    for (int m = 0; m < c.machineCount(); ++m)
+        if (ctx.machineOffline(m))
+            w[size_t(c.machines[size_t(m)].type)] -= c.machines[size_t(m)].gpus;
+    return w;
+}
+
 void GavelScheduler::recompute(const SchedContext& ctx)
 {
     const double now = ctx.now();
     gavel::Problem p;
-    p.workers = m_workers;
+    p.workers = onlineWorkers(ctx);
     p.price = m_price;
     std::map<int, int> entityIndex;
     for (int j : m_active) {
@@ -390,7 +400,7 @@ void GavelScheduler::round(SchedContext& ctx)
             return a.x > b.x;
         return typeRank[size_t(a.type)] != typeRank[size_t(b.type)] ? typeRank[size_t(a.type)] < typeRank[size_t(b.type)] : a.i < b.i;
     });
-    std::vector<double> left = m_workers;
+    std::vector<double> left = onlineWorkers(ctx); // failed and draining machines take no job in this round
     for (const Entry& e : entries) {
         if (chosenType[e.i] >= 0)
             continue;
@@ -448,7 +458,7 @@ void GavelScheduler::round(SchedContext& ctx)
             };
             int single = -1;
             for (int m : m_typeMachines[size_t(t)])
-                if (freeOn(m) >= k) {
+                if (!ctx.machineOffline(m) && freeOn(m) >= k) {
                     single = m;
                     break;
                 }
@@ -458,13 +468,18 @@ void GavelScheduler::round(SchedContext& ctx)
             }
             int need = k;
             for (int m : m_typeMachines[size_t(t)]) {
-                const int f = std::min(freeOn(m), need);
+                const int f = ctx.machineOffline(m) ? 0 : std::min(freeOn(m), need);
                 if (f > 0) {
                     take(m, f);
                     need -= f;
                 }
                 if (need == 0)
                     break;
+            }
+            if (need > 0) { // cannot happen while `left` counts only online GPUs; never start a job short of GPUs
+                for (const GpuSlot& g : target[i])
+                    taken[size_t(g.gpu)] = 0;
+                target[i].clear();
             }
         }
     }

@@ -70,7 +70,7 @@ private:
     size_t m_types = 0;
     std::vector<int> m_typeOrder;              // greedy order of types (by name)
     std::vector<std::vector<int>> m_typeMachines; // machines of each type, id order
-    std::vector<double> m_workers;
+    std::vector<double> m_workers;     // GPUs per type in the cluster
     std::vector<double> m_price;
 
     struct JobState {
@@ -95,6 +95,8 @@ private:
 
     void account(int job, double now);
     void recompute(const SchedContext& ctx);
+    /// GPUs per type on machines that are up (failed and draining ones left out).
+    std::vector<double> onlineWorkers(const SchedContext& ctx) const;
     void resetCounters(double now);
     void round(SchedContext& ctx);
     void ensureKnown(int job);
