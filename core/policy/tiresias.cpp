@@ -674,8 +674,8 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
             m_srtf.insert(ctx, j);
         else if (gittins)
             m_gidx.insert(j, m_q[size_t(j)], now);
-        else
-            runInsert(j, w.first);
+        else if (m_zone[size_t(j)] != 1)
+            runInsert(j, w.first); // (a job joining the running zone goes in once, with its key after joining)
     }
     if (las) {
         std::sort(joined.begin(), joined.end());
