@@ -12,13 +12,11 @@ namespace {
 constexpr double kInfIndex = std::numeric_limits<double>::infinity();
 }
 
-void GittinsRunIndex::reset(const GittinsTable& table, size_t jobs, size_t types, size_t queues, KeyFn key,
-                            ServiceFn service, const std::vector<int64_t>* use)
+void GittinsRunIndex::reset(const GittinsTable& table, size_t jobs, size_t types, size_t queues,
+                            const std::vector<int64_t>* use)
 {
     m_table = &table;
     m_types = types;
-    m_key = std::move(key);
-    m_service = std::move(service);
     m_use = use;
     m_count = 0;
     m_now = 0;

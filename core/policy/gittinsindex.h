@@ -41,8 +41,16 @@ public:
     using ServiceFn = std::function<std::pair<double, double>(int job)>;
 
     /// `use`: what each running job holds per type (job * types + type), read when a job is inserted.
-    void reset(const GittinsTable& table, size_t jobs, size_t types, size_t queues, KeyFn key, ServiceFn service,
-               const std::vector<int64_t>* use);
+    void reset(const GittinsTable& table, size_t jobs, size_t types, size_t queues, const std::vector<int64_t>* use);
+    /// How keys, service and holdings are read: bound by the scheduler at each decision, before anything else
+    /// here (so a copy of the scheduler reads its own state).
+    void bind(KeyFn key, ServiceFn service, const GittinsTable& table, const std::vector<int64_t>* use)
+    {
+        m_key = std::move(key);
+        m_service = std::move(service);
+        m_table = &table;
+        m_use = use;
+    }
     /// At the start of a decision (before any query): renews the certificates that expired by `now`.
     /// `level[q]`: the highest index among the waiting jobs of queue q (or a recent one): certificates are made
     /// to stay above it.

@@ -368,8 +368,8 @@ private Q_SLOTS:
                                   seq[size_t(j)]};
         };
         GittinsRunIndex idx;
-        idx.reset(
-            table, N, T, Q, key, [&](int j) { return std::make_pair(attained(j), gpus[size_t(j)]); }, &use);
+        idx.reset(table, N, T, Q, &use);
+        idx.bind(key, [&](int j) { return std::make_pair(attained(j), gpus[size_t(j)]); }, table, &use);
         std::vector<double> level(Q, 0);
         const double gpuChoices[] = {1, 2, 4, 8, 0.5};
         for (int round = 0; round < 3000; ++round) {
