@@ -67,6 +67,63 @@ double GittinsTable::value(double a, size_t lo, size_t hi) const
     return p * 1e6 / e;
 }
 
+double GittinsTable::lowerValue(double a, size_t lo, size_t hi) const
+{
+    // value() is p * 1e6 / e = 1e6 * k / (sum over the window - a k + delta (n - hi)); the sum is a difference of
+    // prefix sums, so allow far more than its rounding (a few units in the last place of the largest terms)
+    const size_t n = m_sizes.size();
+    if (lo >= n || hi <= lo)
+        return 0.0;
+    const double k = double(hi - lo);
+    const double num = (m_prefix[hi] - m_prefix[lo]) - a * k + m_delta * double(n - hi);
+    const double slack = 2e-12 * (m_prefix.back() + double(n) * (m_sizes.back() + m_delta + std::fabs(a)));
+    const double den = num + slack;
+    if (!(den > 0))
+        return 0.0;
+    return 1e6 * k / den * (1 - 1e-9);
+}
+
+double GittinsTable::lowerAt(double a) const
+{
+    if (m_sizes.empty() || a >= m_sizes.back())
+        return 0.0;
+    const size_t lo = size_t(std::upper_bound(m_sizes.begin(), m_sizes.end(), a) - m_sizes.begin());
+    const size_t hi = size_t(std::upper_bound(m_sizes.begin(), m_sizes.end(), a + m_delta) - m_sizes.begin());
+    return lowerValue(a, lo, hi);
+}
+
+void GittinsTable::pieceStarts(std::vector<double>& at, std::vector<double>& low) const
+{
+    at.clear();
+    low.clear();
+    const size_t n = m_sizes.size();
+    if (n == 0)
+        return;
+    // the window (a, a + delta] loses a sample when a reaches it and gains one when a + delta does
+    std::vector<double> s, sd;
+    s.reserve(n);
+    sd.reserve(n);
+    for (size_t i = 0; i < n; ++i)
+        if (i == 0 || m_sizes[i] != m_sizes[i - 1]) {
+            s.push_back(m_sizes[i]);
+            sd.push_back(m_sizes[i] - m_delta);
+        }
+    at.resize(s.size() + sd.size());
+    std::merge(s.begin(), s.end(), sd.begin(), sd.end(), at.begin());
+    at.erase(std::unique(at.begin(), at.end()), at.end());
+    low.reserve(at.size());
+    size_t lo = 0, hi = 0;
+    for (const double b : at) {
+        // the positions index() finds at b (upper bounds of b and b + delta), both moving forward
+        while (lo < n && !(b < m_sizes[lo]))
+            ++lo;
+        const double x = b + m_delta;
+        while (hi < n && !(x < m_sizes[hi]))
+            ++hi;
+        low.push_back(b >= m_sizes.back() ? 0.0 : lowerValue(b, lo, std::max(lo, hi)));
+    }
+}
+
 std::vector<double> readSizeDistribution(const std::string& path)
 {
     std::ifstream in(path);

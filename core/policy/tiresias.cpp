@@ -122,7 +122,6 @@ void PreemptiveScheduler::reset(const SimSetup& setup)
     m_jobBucket.assign(n, -1);
     m_jobItem.assign(n, PItem {});
     m_gHint.assign(m_order == PreemptOrder::Gittins ? n : 0, GittinsTable::Hint {});
-    m_runOrder.clear();
     m_q.assign(n, 0);
     m_zone.assign(n, 1);
     m_seq.assign(n, 0);
@@ -137,6 +136,10 @@ void PreemptiveScheduler::reset(const SimSetup& setup)
         for (const Job& j : setup.trace.jobs)
             sizes.push_back(j.gpus * j.duration);
         m_gittins = GittinsTable(std::move(sizes), m_gittinsDelta);
+    }
+    if (m_order == PreemptOrder::Gittins) {
+        m_level.assign(m_thr.size() + 1, 0.0);
+        m_gidx.reset(m_gittins, n, m_types, m_thr.size() + 1, &m_use);
     }
 }
 
@@ -256,6 +259,8 @@ void PreemptiveScheduler::onJobStopped(int job, double, bool finished, const Job
     runErase(job);
     if (m_order == PreemptOrder::Srtf)
         m_srtf.erase(job, rt);
+    if (m_order == PreemptOrder::Gittins)
+        m_gidx.erase(job);
     crossErase(job);
     if (!m_runInQ.empty())
         --m_runInQ[size_t(m_q[size_t(job)])];
@@ -302,6 +307,8 @@ void PreemptiveScheduler::demoteRunning(const SchedContext& ctx)
         }
         ++m_runInQ[size_t(m_q[size_t(j)])];
         crossSet(ctx, j);
+        if (m_order == PreemptOrder::Gittins)
+            m_gidx.setQueue(j, m_q[size_t(j)]);
         if (m_inRun[size_t(j)]) {
             runErase(j);
             runInsert(j, keyFor(ctx, j));
@@ -408,6 +415,25 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
     m_reenter.clear();
     if (m_order == PreemptOrder::Srtf)
         m_srtf.sync(ctx);
+    if (m_order == PreemptOrder::Gittins) {
+        m_ctx = &ctx;
+        m_gidx.bind([this](int j) { return keyFor(*m_ctx, j); },
+                    [this](int j) { return std::make_pair(lasAttained(*m_ctx, j), double(m_ctx->job(j).gpus)); },
+                    m_gittins, &m_use);
+        // per queue, the highest index among waiting jobs: the first of the queue in each bucket
+        for (size_t q = 0; q < m_level.size(); ++q) {
+            double top = -1;
+            const PItem probe {{double(q), -kInf, -kInf, -kInf, -kInf}, std::numeric_limits<int>::min()};
+            for (const Bucket& b : m_buckets) {
+                const auto it = b.items.lower_bound(probe);
+                if (it != b.items.end() && it->key[0] == double(q))
+                    top = std::max(top, -it->key[1]);
+            }
+            if (top >= 0)
+                m_level[q] = top;
+        }
+        m_gidx.sync(now, m_level);
+    }
     for (int j : m_adopt) // running from the start state: held, and in the running order, from now on
         if (ctx.rt(j).status == JobStatus::Running) {
             account(j, ctx.rt(j).slots, +1);
@@ -422,6 +448,8 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
                 m_srtf.insert(ctx, j);
             else if (m_order == PreemptOrder::Las)
                 runInsert(j, keyFor(ctx, j));
+            else
+                m_gidx.insert(j, m_q[size_t(j)], now);
         }
     m_adopt.clear();
     if (las) {
@@ -468,11 +496,12 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
     };
 
     // Running jobs in priority order: LAS keeps them ordered (m_runIdx), SRTF in the order of their work left
-    // now (m_srtf); Gittins keys move with time at a per-job rate, so they are recomputed and sorted when the
-    // full walk needs them.
+    // now (m_srtf), Gittins by certified bounds of their index, evaluated where the walk needs it (m_gidx).
     const bool srtf = m_order == PreemptOrder::Srtf;
-    const bool ordered = m_order == PreemptOrder::Las || srtf;
+    const bool gittins = m_order == PreemptOrder::Gittins;
     auto firstNotFitting = [&](const RunIndex::Pos* from, const RunIndex::Pos* to) {
+        if (gittins)
+            return m_gidx.firstNotFitting(from, to, bud.data());
         if (!srtf)
             return m_runIdx.firstNotFitting(from, to, bud.data());
         MovingIndex::Pos f {}, t {};
@@ -481,23 +510,6 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
         if (to)
             t = {to->key, to->job};
         return m_srtf.firstNotFitting(from ? &f : nullptr, to ? &t : nullptr, bud.data());
-    };
-    std::vector<std::pair<Key, int>>& run = m_runScratch;
-    run.clear();
-    bool runBuilt = false;
-    auto buildRun = [&] {
-        if (runBuilt)
-            return;
-        runBuilt = true;
-        // in the order of the last sort (see the full walk below), then the jobs started since
-        for (int j : m_runOrder)
-            if (ctx.rt(j).status == JobStatus::Running && !m_flag[size_t(j)])
-                m_flag[size_t(j)] = 1, run.push_back({keyFor(ctx, j), j});
-        for (int j : ctx.runningJobs())
-            if (!m_flag[size_t(j)])
-                run.push_back({keyFor(ctx, j), j});
-        for (const auto& r : run)
-            m_flag[size_t(r.second)] = 0;
     };
     std::vector<std::pair<Key, int>>& walk = m_walkScratch; // pending jobs admitted, in priority order, with keys
     walk.clear();
@@ -513,14 +525,14 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
         anyPending = anyPending || !b.items.empty();
     if (!ctx.runningJobs().empty() && anyPending) {
         // the largest running key, computed only when a comparison needs it: for Gittins the queue decides
-        // unless a waiting job is in the lowest queue that has running jobs
+        // unless a waiting job is in the highest queue that has running jobs
         Key kmax {};
         bool haveKmax = false;
         int qmax = -1;
-        if (ordered) {
+        if (!gittins) {
             kmax = srtf ? m_srtf.last().key : m_runIdx.last().key;
             haveKmax = true;
-        } else if (las) {
+        } else {
             for (int q = int(m_runInQ.size()) - 1; q >= 0 && qmax < 0; --q)
                 if (m_runInQ[size_t(q)] > 0)
                     qmax = q;
@@ -529,10 +541,7 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
             if (!haveKmax && qmax >= 0 && k[0] != double(qmax))
                 return k[0] < double(qmax);
             if (!haveKmax) {
-                buildRun();
-                kmax = run.front().first;
-                for (const auto& r : run)
-                    kmax = std::max(kmax, r.first);
+                kmax = m_gidx.last().key;
                 haveKmax = true;
             }
             return k < kmax;
@@ -556,37 +565,17 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
         }
         std::copy(m_budSave.begin(), m_budSave.end(), bud.begin());
     }
-    if (fullWalk) {
-        if (!ordered) {
-            // keys move with time, but little between two walks: start from the last walk's order (jobs that
-            // stopped dropped, new ones appended) and insertion-sort, falling back to a full sort when the
-            // order moved a lot
-            buildRun();
-            size_t moves = 0;
-            const size_t cap = 8 * run.size() + 64;
-            for (size_t i = 1; i < run.size() && moves <= cap; ++i)
-                for (size_t k = i; k > 0 && run[k] < run[k - 1] && moves <= cap; --k, ++moves)
-                    std::swap(run[k], run[k - 1]);
-            if (moves > cap)
-                std::sort(run.begin(), run.end());
-            m_runOrder.clear();
-            for (const auto& r : run)
-                m_runOrder.push_back(r.second);
-        }
-    } else {
+    if (!fullWalk) {
         // running jobs all stay; only the jobs demoted at this decision change zone after the pass, and
         // they are picked up from m_demoted below
         for (size_t t = 0; t < T; ++t)
             bud[t] -= m_usedByType[t];
-        run.clear();
     }
 
     std::vector<std::set<PItem>::iterator>& cur = m_cur;
     cur.resize(m_buckets.size());
     for (size_t b = 0; b < m_buckets.size(); ++b)
         cur[b] = m_buckets[b].items.begin();
-    size_t ri = 0;
-    auto haveRunning = [&] { return fullWalk && !ordered && ri < run.size(); };
     int pb = -1;
     bool stale = true;
     // LAS: the running jobs between two waiting jobs of the walk are a stretch of the index, kept in one step
@@ -606,7 +595,7 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
             }
             stale = false;
         }
-        if (ordered && fullWalk) {
+        if (fullWalk) {
             // running jobs ahead of the waiting one (a running job goes first on an equal key, as below)
             RunIndex::Pos to {};
             if (pb >= 0)
@@ -616,7 +605,7 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
                 if (j < 0)
                     break;
                 toPreempt.push_back(j);
-                runFrom = {srtf ? m_srtf.keyNow(j) : m_runKey[size_t(j)], j};
+                runFrom = {srtf ? m_srtf.keyNow(j) : gittins ? m_gidx.keyNow(j) : m_runKey[size_t(j)], j};
                 haveRunFrom = true;
             }
             if (pb < 0)
@@ -624,32 +613,14 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
             runFrom = to;
             haveRunFrom = true;
         }
-        const bool haveRun = haveRunning();
-        if (pb < 0 && !haveRun)
+        if (pb < 0)
             break;
-        if (pb >= 0 && (!haveRun || cur[size_t(pb)]->key < run[ri].first)) {
-            if (!fits(m_buckets[size_t(pb)].mask, m_buckets[size_t(pb)].milli)) {
-                stale = true;
-                continue;
-            }
-            const int j = cur[size_t(pb)]->job;
-            deduct(m_buckets[size_t(pb)].mask, m_buckets[size_t(pb)].milli);
-            walk.push_back({cur[size_t(pb)]->key, j});
-            ++cur[size_t(pb)];
-            stale = true;
+        stale = true;
+        if (!fits(m_buckets[size_t(pb)].mask, m_buckets[size_t(pb)].milli))
             continue;
-        }
-        const int j = run[ri++].second;
-        const int64_t* use = &m_use[size_t(j) * T];
-        bool ok = true;
-        for (size_t t = 0; t < T; ++t)
-            ok = ok && bud[t] >= use[t];
-        if (ok) {
-            for (size_t t = 0; t < T; ++t)
-                bud[t] -= use[t];
-        } else {
-            toPreempt.push_back(j);
-        }
+        deduct(m_buckets[size_t(pb)].mask, m_buckets[size_t(pb)].milli);
+        walk.push_back({cur[size_t(pb)]->key, cur[size_t(pb)]->job});
+        ++cur[size_t(pb)];
     }
 
     // preempted jobs go to the pending zone of their queue, ahead of the jobs that were already pending
@@ -675,7 +646,7 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
     if (las)
         for (int j : m_demoted)
             if (ctx.rt(j).status == JobStatus::Running && m_zone[size_t(j)] == 1)
-                joined.push_back({ordered ? m_runKey[size_t(j)] : keyFor(ctx, j), j});
+                joined.push_back({gittins ? keyFor(ctx, j) : m_runKey[size_t(j)], j});
 
     const char* reason = m_order == PreemptOrder::Srtf ? "srtf" : m_order == PreemptOrder::Las ? "las" : "gittins";
     for (const auto& w : walk) {
@@ -697,8 +668,10 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
         }
         if (srtf)
             m_srtf.insert(ctx, j);
-        else if (ordered)
-            runInsert(j, w.first);
+        else if (gittins)
+            m_gidx.insert(j, m_q[size_t(j)], now);
+        else if (m_zone[size_t(j)] != 1)
+            runInsert(j, w.first); // (a job joining the running zone goes in once, with its key after joining)
     }
     if (las) {
         std::sort(joined.begin(), joined.end());
@@ -706,7 +679,7 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
             const int j = w.second;
             m_zone[size_t(j)] = 0;
             m_seq[size_t(j)] = ++m_run;
-            if (ordered) {
+            if (!gittins) {
                 runErase(j);
                 runInsert(j, keyFor(ctx, j));
             }
@@ -723,76 +696,4 @@ std::unique_ptr<Scheduler> PreemptiveScheduler::clone() const
     return c->m_place && c->m_admit ? std::move(c) : nullptr;
 }
 
-namespace {
-
-/// The Tiresias family as orderings: each drives its composite with PreemptiveScheduler.
-class PreemptiveOrdering final : public Ordering {
-public:
-    explicit PreemptiveOrdering(PreemptOrder o) : m_order(o) {}
-    std::unique_ptr<Ordering> clone() const override { return std::make_unique<PreemptiveOrdering>(*this); }
-    std::vector<ScoredJob> rank(const SchedContext&, const std::vector<QueuedJob>&) const override { return {}; }
-    std::unique_ptr<Scheduler> drive(const std::string& name, std::unique_ptr<Placement>& placement,
-                                     std::unique_ptr<Admission>& admission, const PolicyOptions& opts) override
-    {
-        return std::make_unique<PreemptiveScheduler>(name, m_order, std::move(placement), std::move(admission), opts);
-    }
-
-private:
-    PreemptOrder m_order;
-};
-
-ParamSpec num(const char* key, const char* dflt, double min, const char* help)
-{
-    ParamSpec p;
-    p.key = key;
-    p.dflt = dflt;
-    p.min = min;
-    p.help = help;
-    return p;
-}
-
-std::vector<ParamSpec> lasParams()
-{
-    ParamSpec thr;
-    thr.key = "las.thresholds";
-    thr.type = ParamSpec::Type::Text;
-    thr.dflt = "3250,7200";
-    thr.help = "queue limits in GPU-seconds, increasing, comma-separated";
-    return {thr, num("las.knob", "0", 0, "starvation knob: promote to Q0 after knob x executed time pending (0 = off)")};
-}
-
-const PolicyRegistrar srtf({.name = "srtf",
-                            .family = PolicyFamily::Ordering,
-                            .description = "preemptive shortest remaining time first",
-                            .score = "-hours of work left",
-                            .ordering = [](const PolicyOptions&) { return std::make_unique<PreemptiveOrdering>(PreemptOrder::Srtf); }});
-
-const PolicyRegistrar las({.name = "las",
-                           .family = PolicyFamily::Ordering,
-                           .description = "Tiresias discretized 2D-LAS (least attained GPU service, preemptive)",
-                           .params = lasParams(),
-                           .score = "-queue index (Q0 highest)",
-                           .ordering = [](const PolicyOptions&) { return std::make_unique<PreemptiveOrdering>(PreemptOrder::Las); }});
-
-std::vector<ParamSpec> gittinsParams()
-{
-    std::vector<ParamSpec> v = lasParams();
-    v.push_back(num("gittins.delta", "3250", -1e300, "Gittins quantum in GPU-seconds"));
-    ParamSpec dist;
-    dist.key = "gittins.dist";
-    dist.type = ParamSpec::Type::Text;
-    dist.help = "job-size distribution file (CSV with a duration column); empty = the trace's own sizes";
-    v.push_back(dist);
-    return v;
-}
-
-const PolicyRegistrar gittins({.name = "gittins",
-                               .family = PolicyFamily::Ordering,
-                               .description = "Tiresias discretized 2D-Gittins index (preemptive)",
-                               .params = gittinsParams(),
-                               .score = "-queue index + Gittins index mapped into [0, 1)",
-                               .ordering = [](const PolicyOptions&) { return std::make_unique<PreemptiveOrdering>(PreemptOrder::Gittins); }});
-
-} // namespace
 } // namespace ss
-

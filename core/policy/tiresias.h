@@ -11,6 +11,7 @@
 
 #include <memory>
 
+#include "policy/gittinsindex.h"
 #include "policy/placement.h"
 #include "policy/registry.h"
 #include "policy/runindex.h"
@@ -35,12 +36,19 @@ public:
     bool empty() const { return m_sizes.empty(); }
     size_t samples() const { return m_sizes.size(); }
     double delta() const { return m_delta; }
+    /// Where the index changes piece (each sample, each sample - delta), sorted, and for each a lower bound of
+    /// the index from there to the next piece start (within a piece the index rises with attained service, so
+    /// its value at the start, allowing for rounding, bounds the piece). For GittinsRunIndex.
+    void pieceStarts(std::vector<double>& at, std::vector<double>& low) const;
+    /// A lower bound of index(attained), allowing for rounding.
+    double lowerAt(double attained) const;
 
 private:
     std::vector<double> m_sizes;  // sorted
     std::vector<double> m_prefix; // m_prefix[i] = sum of m_sizes[0..i)
     double m_delta = 3250;
     double value(double a, size_t lo, size_t hi) const;
+    double lowerValue(double a, size_t lo, size_t hi) const;
     /// First position with a sample > x, starting from `from` (galloping forward or back).
     size_t upperFrom(double x, size_t from) const;
 };
@@ -53,8 +61,9 @@ enum class PreemptOrder { Srtf, Las, Gittins };
 
 /// Walks all jobs (running + pending) in priority order, admits what fits by GPU count, preempts running
 /// jobs that no longer fit, then places the newly admitted ones (Tiresias semantics). Cost per decision:
-/// O(log n) amortised when the waiting jobs that outrank a running job fit in the free GPUs; otherwise a walk
-/// over the running jobs (LAS keeps them ordered, SRTF in a kinetic order; Gittins recomputes and sorts its keys).
+/// O(log n) amortised when the waiting jobs that outrank a running job fit in the free GPUs; otherwise the walk
+/// takes stretches of running jobs by their summed holding (LAS keeps them ordered, SRTF in a kinetic order,
+/// Gittins by certified lower bounds of their index, gittinsindex.h).
 class PreemptiveScheduler : public Scheduler {
 public:
     PreemptiveScheduler(std::string name, PreemptOrder order, std::unique_ptr<Placement> placement,
@@ -98,10 +107,10 @@ private:
     double m_knob = 0;
     GittinsTable m_gittins;
     mutable std::vector<GittinsTable::Hint> m_gHint; // per job
-    std::vector<int> m_runOrder; // SRTF and Gittins: running jobs in the order of the last sort
     bool m_gittinsFromTrace = true;
     double m_gittinsDelta = 3250;
     const Trace* m_trace = nullptr;
+    const SchedContext* m_ctx = nullptr; // the decision under way (GittinsRunIndex reads keys through it)
 
     size_t m_scan = 0;
     std::vector<int> m_reenter, m_adopt;
@@ -119,7 +128,7 @@ private:
     std::vector<double> m_exec0; // executed wall time when the LAS accounting was last reset (promotion)
     double m_back = 0, m_front = 0, m_run = 0, m_arrivalSeq = 0;
     double m_lastWake = -1;
-    std::vector<std::pair<Key, int>> m_runScratch, m_walkScratch, m_joinScratch;
+    std::vector<std::pair<Key, int>> m_walkScratch, m_joinScratch;
     const ClusterSpec* m_cluster = nullptr;
     size_t m_types = 0;
     std::vector<int64_t> m_usedByType; // thousandths of a GPU held per GPU type by running jobs
@@ -141,6 +150,10 @@ private:
     void runErase(int j);
     // SRTF only: running jobs ordered by their work left now (a kinetic order, see srtfindex.h)
     SrtfRunIndex m_srtf;
+    // Gittins only: running jobs by certified lower bounds of their index; m_level: per queue, the highest index
+    // among waiting jobs (the last seen where none waits)
+    GittinsRunIndex m_gidx;
+    std::vector<double> m_level;
 
     // LAS and Gittins: running jobs not in the last queue by predicted threshold-crossing time (fixed while a
     // job runs, as attained service grows linearly). Demotion and the wake-up only look at the front.

@@ -3,10 +3,12 @@
 // no GPU share is ever granted beyond the GPU, and every job ends exactly once. RunConfig::checkInvariants rechecks the whole state after every
 // decision, which is too slow here, so an observer keeps the per-GPU shares and checks them as jobs start and
 // stop, and the job records are checked at the end (SRTF on 20,000 jobs, to keep the test short). Also:
-// RunIndex against a plain walk, and MovingIndex (SRTF's kinetic running order) against a sort.
+// RunIndex against a plain walk, MovingIndex (SRTF's kinetic running order) and GittinsRunIndex (2D-Gittins's
+// certified bounds) against a sort.
 #include <QtTest>
 
 #include <algorithm>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -15,6 +17,7 @@
 #include "policy/movingindex.h"
 #include "policy/runindex.h"
 #include "policy/srtfindex.h"
+#include "policy/tiresias.h"
 #include "run/forkstart.h"
 #include "run/runner.h"
 
@@ -337,6 +340,105 @@ private Q_SLOTS:
             QVERIFY(bud == left);
         }
         QVERIFY(idx.swaps() > 0); // lines did cross
+    }
+
+    void gittinsIndexMatchesASort()
+    {
+        // 2D-Gittins keys (queue, -index(attained now), -submit, zone, seq) over a size distribution with gaps
+        // wider than delta (index 0 there) and many equal sizes; attained service grows at each job's GPU count.
+        // At every decision, last() and firstNotFitting() must equal a sort by the exact keys and a plain walk,
+        // for positions from the whole range of indexes (waiting jobs) and from running jobs (preempted ones),
+        // while jobs start, stop and change queue, and the waiting jobs' top index (what certificates are made
+        // to stay above) moves.
+        std::mt19937_64 rng(7);
+        std::vector<double> sizes;
+        for (int i = 0; i < 400; ++i)
+            sizes.push_back(double(50 * (1 + rng() % 200)));
+        for (int i = 0; i < 30; ++i)
+            sizes.push_back(double(20000 + 9000 * (rng() % 40)));
+        const GittinsTable table(sizes, 3250);
+        const size_t T = 2, N = 200, Q = 3;
+        std::vector<double> base(N), since(N), gpus(N), submit(N), zone(N), seq(N);
+        std::vector<int> queue(N, -1);
+        std::vector<int64_t> use(N * T);
+        double now = 0;
+        auto attained = [&](int j) { return base[size_t(j)] + gpus[size_t(j)] * (now - since[size_t(j)]); };
+        auto key = [&](int j) {
+            return RunIndex::Key {double(queue[size_t(j)]), -table.index(attained(j)), -submit[size_t(j)], zone[size_t(j)],
+                                  seq[size_t(j)]};
+        };
+        GittinsRunIndex idx;
+        idx.reset(table, N, T, Q, &use);
+        idx.bind(key, [&](int j) { return std::make_pair(attained(j), gpus[size_t(j)]); }, table, &use);
+        std::vector<double> level(Q, 0);
+        const double gpuChoices[] = {1, 2, 4, 8, 0.5};
+        for (int round = 0; round < 3000; ++round) {
+            now += double(rng() % 400);
+            for (size_t q = 0; q < Q; ++q)
+                if (rng() % 5 == 0)
+                    level[q] = rng() % 3 == 0 ? 0.0 : table.index(double(rng() % 30000));
+            idx.sync(now, level);
+            for (int k = 0; k < 3; ++k) {
+                const int j = int(rng() % N);
+                if (queue[size_t(j)] >= 0 && rng() % 3 == 0) {
+                    idx.erase(j);
+                    base[size_t(j)] = attained(j);
+                    queue[size_t(j)] = -1;
+                } else if (queue[size_t(j)] >= 0 && rng() % 3 == 0) {
+                    queue[size_t(j)] = int(rng() % Q);
+                    idx.setQueue(j, queue[size_t(j)]);
+                } else if (queue[size_t(j)] < 0) {
+                    if (rng() % 4 == 0)
+                        base[size_t(j)] = double(rng() % 3) * 1000; // promoted: service counted again from 0
+                    since[size_t(j)] = now;
+                    gpus[size_t(j)] = gpuChoices[rng() % 5];
+                    submit[size_t(j)] = double(rng() % 50);
+                    zone[size_t(j)] = double(rng() % 2);
+                    seq[size_t(j)] = double(rng() % 1000);
+                    use[size_t(j) * T] = int64_t(rng() % 3) * 1000;
+                    use[size_t(j) * T + 1] = int64_t(rng() % 2) * 500;
+                    queue[size_t(j)] = int(rng() % Q);
+                    idx.insert(j, queue[size_t(j)], now);
+                }
+            }
+            std::vector<RunIndex::Pos> order;
+            for (size_t j = 0; j < N; ++j)
+                if (queue[j] >= 0)
+                    order.push_back({key(int(j)), int(j)});
+            std::sort(order.begin(), order.end());
+            if (order.empty())
+                continue;
+            QCOMPARE(idx.last().job, order.back().job);
+            for (int query = 0; query < 4; ++query) {
+                RunIndex::Pos from = order[rng() % order.size()];
+                if (rng() % 2)
+                    from = {{double(rng() % Q), -table.index(double(rng() % 40000)), 0, 0, 0}, std::numeric_limits<int>::max()};
+                const RunIndex::Pos to {{double(rng() % Q), -table.index(double(rng() % 40000)), -double(rng() % 50), 0, 0},
+                                        std::numeric_limits<int>::max()};
+                const bool useFrom = rng() % 2, useTo = rng() % 3 != 0;
+                std::array<int64_t, 2> bud {int64_t(rng() % 60000), int64_t(rng() % 30000)};
+                std::array<int64_t, 2> left = bud;
+                int expect = -1;
+                for (const auto& p : order) {
+                    if (useFrom && !(from < p))
+                        continue;
+                    if (useTo && !(p < to))
+                        break;
+                    const int64_t* u = &use[size_t(p.job) * T];
+                    if (u[0] > left[0] || u[1] > left[1]) {
+                        expect = p.job;
+                        break;
+                    }
+                    left[0] -= u[0];
+                    left[1] -= u[1];
+                }
+                QCOMPARE(idx.firstNotFitting(useFrom ? &from : nullptr, useTo ? &to : nullptr, bud.data()), expect);
+                QVERIFY(bud == left);
+            }
+        }
+        // certificates were renewed as attained service moved on, and not every job was evaluated at every query
+        QVERIFY(idx.certificates() > 3000);
+        QVERIFY(idx.evaluations() > 0);
     }
 };
 
