@@ -6,7 +6,6 @@
 #include <QJsonDocument>
 #include <QJsonArray>
 #include <QJsonObject>
-#include <QProcess>
 #include <QTemporaryDir>
 
 #include <fstream>
@@ -16,6 +15,7 @@
 #include "io/ioerror.h"
 #include "io/startstateio.h"
 #include "io/runio.h"
+#include "../clirun.h"
 #include "io/traceio.h"
 #include "model/tracegen.h"
 #include "policy/registry.h"
@@ -129,15 +129,8 @@ struct Cli {
 };
 Cli cli(const QStringList& args)
 {
-    QProcess p;
-    p.start(SS_CLI, args);
-    if (!p.waitForFinished(120000)) {
-        p.kill();
-        p.waitForFinished();
-        return {-2, {}, "timed out"};
-    }
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
-            QString::fromUtf8(p.readAllStandardError())};
+    const sstest::CliResult r = sstest::runCli(args);
+    return {r.code, QString::fromUtf8(r.out), QString::fromUtf8(r.err)};
 }
 
 } // namespace
