@@ -134,9 +134,13 @@ void ComparePanel::refresh()
             break;
         plots::NamedSeries s;
         s.name = r->name;
-        for (const JobRecord& j : r->out->jobs)
-            if (j.jct >= 0)
-                s.values.push_back(j.jct / 60.0);
+        if (r->jctSortedMin) { // sorted on the worker thread with the run
+            s.values = *r->jctSortedMin;
+        } else {
+            for (const JobRecord& j : r->out->jobs)
+                if (j.jct >= 0)
+                    s.values.push_back(j.jct / 60.0);
+        }
         cdf.push_back(std::move(s));
     }
     m_cdfPlot->clearPlottables();

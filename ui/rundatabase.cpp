@@ -7,6 +7,7 @@
 #include <QJsonObject>
 #include <QThread>
 
+#include <algorithm>
 #include <map>
 #include <stdexcept>
 
@@ -54,6 +55,17 @@ void prepareGantt(RunEntry& run)
     } else {
         run.gantt[0] = run.gantt[1] = std::make_shared<const GanttData>(buildSegmentsFromJobs(run.out->jobs));
     }
+    for (int i = 0; i < 2; ++i)
+        run.ganttRows[i] = i == 1 && run.gantt[1] == run.gantt[0]
+            ? run.ganttRows[0]
+            : std::make_shared<const GanttRows>(indexGantt(run.gantt[i]->rowCount, run.gantt[i]->rowLabels, run.gantt[i]->segments));
+    auto jct = std::make_shared<std::vector<double>>();
+    jct->reserve(run.out->jobs.size());
+    for (const JobRecord& j : run.out->jobs)
+        if (j.jct >= 0)
+            jct->push_back(j.jct / 60.0);
+    std::sort(jct->begin(), jct->end());
+    run.jctSortedMin = std::move(jct);
 }
 
 RunDatabase::RunDatabase(QObject* parent) : QObject(parent)

@@ -4,6 +4,7 @@
 #include <QString>
 #include <QtGlobal>
 #include <memory>
+#include <vector>
 
 #include "model/clusterspec.h"
 #include "model/job.h"
@@ -11,6 +12,7 @@
 
 namespace ss {
 struct GanttData;
+struct GanttRows;
 }
 
 namespace ss::ui {
@@ -29,6 +31,10 @@ struct RunEntry {
     /// Gantt rows built off the GUI thread (prepareGantt): [0] one row per GPU, [1] per machine. Null =
     /// build when shown.
     std::shared_ptr<const GanttData> gantt[2];
+    /// The same rows indexed for the view (sorted per row), so that showing a big run costs the GUI thread a copy.
+    std::shared_ptr<const GanttRows> ganttRows[2];
+    /// JCTs of the jobs that finished, in minutes, ascending (the Compare tab's CDF); null = compute when shown.
+    std::shared_ptr<const std::vector<double>> jctSortedMin;
     QString policy() const { return QString::fromStdString(out->policy); }
 };
 

@@ -114,10 +114,13 @@ void showRunGantt(ss::GanttView* view, const RunEntry& run, ss::GanttRowMode mod
 {
     const int i = mode == ss::GanttRowMode::Gpu ? 0 : 1;
     if (run.gantt[i]) {
-        // Rows were built with the run on the worker thread; the view only takes them.
+        // Rows were built and indexed with the run on the worker thread; the view only copies them.
         view->setDecisionLog(nullptr, nullptr);
         view->setRowMode(mode);
-        view->setData(*run.gantt[i]);
+        if (run.ganttRows[i])
+            view->setRows(*run.ganttRows[i], run.gantt[i]->t0, run.gantt[i]->t1);
+        else
+            view->setData(*run.gantt[i]);
     } else if (run.out->log) {
         view->setDecisionLog(run.out->log.get(), run.cluster.get());
         view->setRowMode(mode);

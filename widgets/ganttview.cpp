@@ -183,53 +183,68 @@ GanttView::GanttView(QWidget* parent)
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
 }
 
-void GanttView::setSegments(int rowCount, QStringList rowLabels, std::vector<GanttSegment> segs)
+GanttRows indexGantt(int rowCount, QStringList rowLabels, const std::vector<GanttSegment>& segs)
 {
-    m_rowCount = std::max(0, rowCount);
-    m_labels = std::move(rowLabels);
-    m_rows.assign(size_t(m_rowCount), {});
-    std::vector<size_t> count(size_t(m_rowCount), 0);
+    GanttRows g;
+    g.rowCount = std::max(0, rowCount);
+    g.labels = std::move(rowLabels);
+    g.rows.assign(size_t(g.rowCount), {});
+    std::vector<size_t> count(size_t(g.rowCount), 0);
     for (const auto& s : segs)
-        if (s.row >= 0 && s.row < m_rowCount)
+        if (s.row >= 0 && s.row < g.rowCount)
             ++count[size_t(s.row)];
-    for (int r = 0; r < m_rowCount; ++r)
-        m_rows[size_t(r)].reserve(count[size_t(r)]);
+    for (int r = 0; r < g.rowCount; ++r)
+        g.rows[size_t(r)].reserve(count[size_t(r)]);
     double t0 = INFINITY, t1 = -INFINITY;
     for (const auto& s : segs) {
-        if (s.row < 0 || s.row >= m_rowCount || !(s.end >= s.start))
+        if (s.row < 0 || s.row >= g.rowCount || !(s.end >= s.start))
             continue;
-        m_rows[size_t(s.row)].push_back(s);
+        g.rows[size_t(s.row)].push_back(s);
         t0 = std::min(t0, s.start);
         t1 = std::max(t1, s.end);
     }
-    m_maxEnd.assign(size_t(m_rowCount), {});
-    for (int r = 0; r < m_rowCount; ++r) {
-        auto& v = m_rows[size_t(r)];
+    g.maxEnd.assign(size_t(g.rowCount), {});
+    for (int r = 0; r < g.rowCount; ++r) {
+        auto& v = g.rows[size_t(r)];
         if (!std::is_sorted(v.begin(), v.end(), segmentBefore))
             std::sort(v.begin(), v.end(), segmentBefore);
-        auto& me = m_maxEnd[size_t(r)];
+        auto& me = g.maxEnd[size_t(r)];
         me.resize(v.size());
         double m = -INFINITY;
         for (size_t i = 0; i < v.size(); ++i)
             me[i] = m = std::max(m, v[i].end);
     }
+    g.t0 = t0;
+    g.t1 = t1;
+    return g;
+}
+
+void GanttView::setSegments(int rowCount, QStringList rowLabels, std::vector<GanttSegment> segs)
+{
+    setRows(indexGantt(rowCount, std::move(rowLabels), segs));
+}
+
+void GanttView::setRows(const GanttRows& g, double t0, double t1)
+{
+    m_rowCount = g.rowCount;
+    m_labels = g.labels;
+    m_rows = g.rows;
+    m_maxEnd = g.maxEnd;
     m_scrollRow = 0;
     rebuildMarkRows();
-    if (t0 <= t1)
-        setTimeRange(t0, t1 > t0 ? t1 : t0 + 1);
+    if (g.t0 <= g.t1)
+        setTimeRange(g.t0, g.t1 > g.t0 ? g.t1 : g.t0 + 1);
     else
         setTimeRange(0, 1);
+    if (t1 > t0)
+        setTimeRange(std::min(t0, m_t0), std::max(t1, m_t1));
     zoomToFit();
     update();
 }
 
 void GanttView::setData(GanttData d)
 {
-    setSegments(d.rowCount, std::move(d.rowLabels), std::move(d.segments));
-    if (d.t1 > d.t0) {
-        setTimeRange(std::min(d.t0, m_t0), std::max(d.t1, m_t1));
-        zoomToFit();
-    }
+    setRows(indexGantt(d.rowCount, std::move(d.rowLabels), d.segments), d.t0, d.t1);
 }
 
 void GanttView::setDecisionLog(const DecisionLog* log, const ClusterSpec* cluster, double endTime)

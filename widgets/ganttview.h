@@ -41,6 +41,17 @@ struct GanttData {
     double t0 = 0, t1 = 0; ///< extent of all segments
 };
 
+/// Segments split into rows, each sorted by start with its running maximum of end: what the view paints from.
+/// Building it sorts every row, so big runs build it off the GUI thread (indexGantt) and hand it over (setRows).
+struct GanttRows {
+    int rowCount = 0;
+    QStringList labels;
+    std::vector<std::vector<GanttSegment>> rows;
+    std::vector<std::vector<double>> maxEnd;
+    double t0 = 0, t1 = 0; ///< extent of the segments kept (t0 > t1: none)
+};
+GanttRows indexGantt(int rowCount, QStringList rowLabels, const std::vector<GanttSegment>& segs);
+
 /// Segments from a decision log: a job occupies its GPUs from its placement until it finishes or is
 /// preempted. Jobs still running at the end are closed at endTime (NaN = time of the last record).
 GanttData buildGpuSegments(const ss::DecisionLog& log, const ss::ClusterSpec& cluster,
@@ -57,6 +68,9 @@ public:
 
     void setSegments(int rowCount, QStringList rowLabels, std::vector<GanttSegment> segs);
     void setData(GanttData data);
+    /// Rows already indexed (indexGantt, e.g. on a worker thread): copies them and zooms to fit; t0 < t1 widens
+    /// the time range as GanttData's extent does. setData(d) is setRows(indexGantt(d...), d.t0, d.t1).
+    void setRows(const GanttRows& rows, double t0 = 0, double t1 = 0);
     /// Optional: keep a log so the view can switch between GPU and machine rows itself (setRowMode).
     void setDecisionLog(const ss::DecisionLog* log, const ss::ClusterSpec* cluster, double endTime = NAN);
     void setRowMode(GanttRowMode mode);

@@ -133,7 +133,8 @@ void plotCdf(QCustomPlot* plot, const std::vector<NamedSeries>& series, const QS
         for (double x : series[s].values)
             if (std::isfinite(x) && (!logX || x > 0))
                 v.push_back(x);
-        std::sort(v.begin(), v.end());
+        if (!std::is_sorted(v.begin(), v.end())) // runs come with their JCTs sorted off the GUI thread
+            std::sort(v.begin(), v.end());
         QVector<double> xs, ys;
         xs.reserve(qsizetype(v.size()) + 1);
         ys.reserve(qsizetype(v.size()) + 1);
