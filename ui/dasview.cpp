@@ -2,12 +2,14 @@
 
 #include <QFont>
 #include <QGridLayout>
+#include <QMimeData>
 #include <QObject>
 
 #include <algorithm>
 #include <cmath>
 #include <unordered_map>
 
+#include "clustermapview.h"
 #include "models.h"
 #include "runentry.h"
 #include "viewhelpers.h"
@@ -250,8 +252,24 @@ Qt::ItemFlags GateColumnModel::flags(const QModelIndex& index) const
 {
     const int sc = index.isValid() ? sourceColumn(index.column()) : -1;
     if (sc >= 0)
-        return m_source->flags(m_source->index(index.row(), sc));
-    return index.isValid() ? Qt::ItemIsEnabled | Qt::ItemIsSelectable : Qt::NoItemFlags;
+        return m_source->flags(m_source->index(index.row(), sc)) | Qt::ItemIsDragEnabled;
+    return index.isValid() ? Qt::ItemIsEnabled | Qt::ItemIsSelectable | Qt::ItemIsDragEnabled : Qt::NoItemFlags;
+}
+
+QStringList GateColumnModel::mimeTypes() const
+{
+    return {QString::fromLatin1(ClusterMapView::kJobMime)};
+}
+
+QMimeData* GateColumnModel::mimeData(const QModelIndexList& indexes) const
+{
+    if (indexes.isEmpty() || !indexes.front().isValid())
+        return nullptr;
+    const QString id = m_source->data(m_source->index(indexes.front().row(), QueueModel::Job), Qt::DisplayRole).toString();
+    auto* d = new QMimeData;
+    d->setData(QString::fromLatin1(ClusterMapView::kJobMime), id.toUtf8());
+    d->setText(id);
+    return d;
 }
 
 // ------------------------------------------------------------------------------------------ DasHeatmaps

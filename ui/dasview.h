@@ -55,6 +55,10 @@ public:
     QVariant data(const QModelIndex& index, int role) const override;
     QVariant headerData(int section, Qt::Orientation o, int role) const override;
     Qt::ItemFlags flags(const QModelIndex& index) const override;
+    /// Rows drag out as their job's trace id (ClusterMapView::kJobMime): dropped on a machine of the cluster map,
+    /// the run is forked with that job started there.
+    QStringList mimeTypes() const override;
+    QMimeData* mimeData(const QModelIndexList& indexes) const override;
 
 private:
     QAbstractItemModel* m_source;

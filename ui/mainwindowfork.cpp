@@ -7,6 +7,7 @@
 #include <QTimer>
 
 #include "clusterdocument.h"
+#include "clustermapview.h"
 #include "forkpanel.h"
 #include "io/startstateio.h"
 #include "run/forkstart.h"
@@ -39,6 +40,13 @@ void MainWindow::wireFork()
         const RunPtr run = currentRun();
         const bool fifo = run && run->policy() == QLatin1String("fifo+firstfit");
         forkHere(fifo ? QStringLiteral("policy=sjf+bestfit") : QStringLiteral("policy=fifo+firstfit"));
+    });
+    // a queued job dragged from the stepper onto a machine of the cluster map: fork with it started there
+    connect(clusterMap(), &ClusterMapView::jobDropped, this, [this](const QString& jobId, int machine) {
+        const RunPtr run = currentRun();
+        if (!run || !run->cluster || machine < 0 || machine >= run->cluster->machineCount())
+            return;
+        forkHere(QStringLiteral("place=%1:%2").arg(jobId, QString::fromStdString(run->cluster->machines[size_t(machine)].name)));
     });
     connect(m_runs, &RunController::error, m_forkPanel, [this](const QString& msg) {
         if (msg.startsWith(tr("Fork")) || msg.contains(QLatin1String("decision")))

@@ -113,6 +113,9 @@ StepperPanel::StepperPanel(ExportMenus* exports, QWidget* parent) : QWidget(pare
     m_queueTable->setObjectName(QStringLiteral("stepperQueue"));
     m_gateColumn = new GateColumnModel(m_queueModel, QueueModel::PriorityStd, this); // DAS's δ column (dasview.h)
     m_queueTable->setModel(m_gateColumn);
+    // a queued job dragged onto a machine of the cluster map forks the run with it started there
+    m_queueTable->setDragEnabled(true);
+    m_queueTable->setDragDropMode(QAbstractItemView::DragOnly);
     exports->installTableExport(m_queueTable);
     // The queue is what the stepper is for: it never shrinks below three rows (it showed two under the docks);
     // the default layout gives the stepper a third of the window (MainWindow::fitDefaultLayout).

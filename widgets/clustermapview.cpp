@@ -1,6 +1,10 @@
 #include "clustermapview.h"
 
 #include <QHelpEvent>
+#include <QDragEnterEvent>
+#include <QDragMoveEvent>
+#include <QDropEvent>
+#include <QMimeData>
 #include <QMouseEvent>
 #include <QPaintEvent>
 #include <QPainter>
@@ -38,6 +42,7 @@ ClusterMapView::ClusterMapView(QWidget* parent)
     : QWidget(parent)
 {
     setMouseTracking(false);
+    setAcceptDrops(true); // a queued job dragged from the stepper (jobDropped)
     setAttribute(Qt::WA_OpaquePaintEvent);
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
 }
@@ -352,6 +357,32 @@ void ClusterMapView::paintEvent(QPaintEvent* ev)
             p.drawText(r, Qt::AlignCenter, QStringLiteral("cpu"));
         }
     }
+}
+
+void ClusterMapView::dragEnterEvent(QDragEnterEvent* e)
+{
+    if (e->mimeData()->hasFormat(QString::fromLatin1(kJobMime)))
+        e->acceptProposedAction();
+}
+
+void ClusterMapView::dragMoveEvent(QDragMoveEvent* e)
+{
+    // only over a machine's box
+    if (e->mimeData()->hasFormat(QString::fromLatin1(kJobMime)) && machineAt(e->position().toPoint()) >= 0)
+        e->acceptProposedAction();
+    else
+        e->ignore();
+}
+
+void ClusterMapView::dropEvent(QDropEvent* e)
+{
+    const int m = machineAt(e->position().toPoint());
+    if (m < 0 || !e->mimeData()->hasFormat(QString::fromLatin1(kJobMime))) {
+        e->ignore();
+        return;
+    }
+    e->acceptProposedAction();
+    Q_EMIT jobDropped(QString::fromUtf8(e->mimeData()->data(QString::fromLatin1(kJobMime))), m);
 }
 
 void ClusterMapView::mousePressEvent(QMouseEvent* e)

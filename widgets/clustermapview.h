@@ -31,6 +31,9 @@ public:
     int gpuAt(const QPoint& pos) const;     ///< -1 when none
     int machineAt(const QPoint& pos) const; ///< -1 when none
 
+    /// MIME type of a dragged queued job: the job's trace id as UTF-8 text.
+    static constexpr const char* kJobMime = "application/x-schedstudio-job";
+
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
 
@@ -40,11 +43,17 @@ public Q_SLOTS:
 Q_SIGNALS:
     void jobSelected(int jobIndex);       ///< user clicked a GPU held by this job
     void machineClicked(int machine);     ///< user clicked a machine (any place in its box)
+    /// A queued job (kJobMime: its trace id as text) was dragged from the stepper's queue onto a machine: the
+    /// what-if "start this job there instead" (the main window forks the run with that placement).
+    void jobDropped(const QString& jobId, int machine);
 
 protected:
     void paintEvent(QPaintEvent*) override;
     void resizeEvent(QResizeEvent*) override;
     void mousePressEvent(QMouseEvent*) override;
+    void dragEnterEvent(QDragEnterEvent*) override;
+    void dragMoveEvent(QDragMoveEvent*) override;
+    void dropEvent(QDropEvent*) override;
     bool event(QEvent* e) override; // tooltips
 
 private:

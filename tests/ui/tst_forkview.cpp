@@ -1,7 +1,11 @@
 // The Fork dock end to end (issue 21): fork the current run at the stepper's decision off the GUI thread,
 // the fork joins the history, the dock shows the first divergence, the Gantt diff and the per-job deltas;
 // a placement that does not fit and a bad change are errors that leave the history as it was.
+#include <QDragEnterEvent>
+#include <QDropEvent>
 #include <QFile>
+#include <QMimeData>
+#include <QTableView>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -9,6 +13,7 @@
 #include <QTest>
 
 #include "clusterdocument.h"
+#include "clustermapview.h"
 #include "forkpanel.h"
 #include "mainwindow.h"
 #include "models.h"
@@ -176,6 +181,80 @@ private Q_SLOTS:
     }
 
     // the DAS tour's "What if? Fork here": DAS's decision 4 rerun under FIFO from there
+    // a queued job dragged from the stepper's queue onto a machine of the cluster map forks the run with that job
+    // started there: the row drags out as the job's trace id, and the drop asks for that placement
+    void dragQueuedJobOntoMachine()
+    {
+        MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(w.openScenario(QStringLiteral(SS_SOURCE_DIR "/sample-traces/das-case.scenario.json")));
+        QVERIFY(w.waitForIdle(20000));
+        QVERIFY(w.runScenario());
+        QVERIFY(w.waitForIdle(60000));
+        RunPtr fifo;
+        for (const RunPtr& r : w.history()->allRuns())
+            if (r->policy() == QStringLiteral("fifo+firstfit"))
+                fifo = r;
+        QVERIFY(fifo && fifo->out->log);
+        // a decision with a job of at most 4 GPUs (a das-case machine's) still queued after it
+        int k = -1, row = -1;
+        for (size_t i = 0; i < fifo->out->log->records.size() && k < 0; ++i) {
+            const auto& q = fifo->out->log->records[i].queue;
+            for (size_t r = 0; r < q.size() && k < 0; ++r)
+                if (fifo->trace->jobs[size_t(q[r].job)].gpus <= 4) {
+                    k = int(i);
+                    row = int(r);
+                }
+        }
+        QVERIFY(k >= 0);
+        w.setCurrentRun(fifo);
+        w.setDecision(k);
+        auto* table = w.findChild<QTableView*>(QStringLiteral("stepperQueue"));
+        QVERIFY(table && table->model()->rowCount() > row);
+        const QModelIndex cell = table->model()->index(row, 1);
+        QVERIFY(table->model()->flags(cell) & Qt::ItemIsDragEnabled);
+        std::unique_ptr<QMimeData> mime(table->model()->mimeData({cell}));
+        QVERIFY(mime && mime->hasFormat(QString::fromLatin1(ClusterMapView::kJobMime)));
+        const QString id = QString::fromUtf8(mime->data(QString::fromLatin1(ClusterMapView::kJobMime)));
+        QCOMPARE(id, cell.data().toString());
+
+        // dropped on each machine in turn until one has the GPUs free: those that do not say so, naming the job,
+        // and add nothing; the one that does is forked with that placement at this decision
+        w.showView(QStringLiteral("cluster"));
+        ClusterMapView* map = w.clusterMap();
+        QSignalSpy dropped(map, &ClusterMapView::jobDropped);
+        bool forked = false;
+        for (int m = 0; m < fifo->cluster->machineCount() && !forked; ++m) {
+            w.setCurrentRun(fifo);
+            w.setDecision(k);
+            const int rows = w.history()->rowCount();
+            const QPoint at = map->machineRect(m).center();
+            QVERIFY(!map->machineRect(m).isEmpty());
+            QDragEnterEvent enter(at, Qt::MoveAction, mime.get(), Qt::LeftButton, Qt::NoModifier);
+            QCoreApplication::sendEvent(map, &enter);
+            QVERIFY(enter.isAccepted());
+            QDropEvent drop(QPointF(at), Qt::MoveAction, mime.get(), Qt::LeftButton, Qt::NoModifier);
+            QCoreApplication::sendEvent(map, &drop);
+            QCOMPARE(dropped.count(), m + 1);
+            QCOMPARE(dropped.back()[0].toString(), id);
+            QCOMPARE(dropped.back()[1].toInt(), m);
+            QVERIFY(w.waitForIdle(60000));
+            const QString machine = QString::fromStdString(fifo->cluster->machines[size_t(m)].name);
+            if (w.history()->rowCount() == rows + 1) {
+                const RunPtr fork = w.history()->run(rows);
+                QVERIFY2(QString::fromStdString(fork->out->forkChange).startsWith(QStringLiteral("place job %1 on %2").arg(id, machine)),
+                         fork->out->forkChange.c_str());
+                QCOMPARE(fork->out->forkDecision, uint64_t(k + 1));
+                forked = true;
+            } else {
+                QCOMPARE(w.history()->rowCount(), rows);
+                QVERIFY2(w.bannerText().contains(QStringLiteral("job %1").arg(id)), qPrintable(w.bannerText()));
+            }
+        }
+        QVERIFY(forked);
+    }
+
     void teachingForksDas()
     {
         MainWindow w;
