@@ -39,14 +39,6 @@ std::vector<int> intList(const std::string& text, const char* option)
     return out;
 }
 
-std::string quoteArg(const std::string& s)
-{
-    std::string q = "'";
-    for (char c : s)
-        q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
-
 /// schedstudio-plot beside this program (build/app/gui/ when this is build/app/schedstudio-cli) or on PATH.
 std::string plotTool()
 {
@@ -184,11 +176,11 @@ int cmdFigure5(Args& a)
         for (const auto& [col, label, suffix] :
              {std::tuple<const char*, const char*, const char*> {"mean_jct_min", "mean JCT (min)", "-jct.png"},
               {"mean_fee_usd", "mean fee ($)", "-fee.png"}}) {
-            const std::string cmd = "QT_QPA_PLATFORM=${QT_QPA_PLATFORM:-offscreen} " + quoteArg(tool) + " --csv "
-                                    + quoteArg(csvPath) + " --x heads --y " + col + " --group line --out "
-                                    + quoteArg(pngPrefix + suffix) + " --xlabel " + quoteArg("attention heads h")
-                                    + " --ylabel " + quoteArg(label) + " --title "
-                                    + quoteArg(std::string("DAS ") + label + " by heads and RWGP history tau, RIFLING for reference");
+            const std::string cmd = "QT_QPA_PLATFORM=${QT_QPA_PLATFORM:-offscreen} " + shellQuote(tool) + " --csv "
+                                    + shellQuote(csvPath) + " --x heads --y " + col + " --group line --out "
+                                    + shellQuote(pngPrefix + suffix) + " --xlabel " + shellQuote("attention heads h")
+                                    + " --ylabel " + shellQuote(label) + " --title "
+                                    + shellQuote(std::string("DAS ") + label + " by heads and RWGP history tau, RIFLING for reference");
             if (std::system(cmd.c_str()) != 0)
                 throw std::runtime_error("--png: " + tool + " failed (is the studio built? it draws the charts)");
             std::printf("wrote %s%s\n", pngPrefix.c_str(), suffix);

@@ -14,18 +14,6 @@
 namespace ss::cli {
 namespace {
 
-/// One word for bash, single-quoted.
-std::string quote(const std::string& s)
-{
-    std::string out = "'";
-    for (char c : s) {
-        if (c == '\'')
-            out += "'\\''";
-        else
-            out += c;
-    }
-    return out + "'";
-}
 
 std::string absolutePath(const std::string& p)
 {
@@ -80,6 +68,18 @@ std::string runCapture(const std::string& cmd)
 }
 
 } // namespace
+
+std::string shellQuote(const std::string& s)
+{
+    std::string out = "'";
+    for (char c : s) {
+        if (c == '\'')
+            out += "'\\''";
+        else
+            out += c;
+    }
+    return out + "'";
+}
 
 std::string selfExe()
 {
@@ -138,29 +138,30 @@ int submitSlurmArray(const SlurmArray& s)
     for (const std::string& o : s.sbatchOptions)
         extra += "#SBATCH " + o + "\n";
 
+    // this program running `command` with `options`, as one bash command line
+    auto commandLine = [&exe](const std::string& command, const std::vector<Args::Option>& options) {
+        std::string c = shellQuote(exe) + " " + shellQuote(command);
+        for (const Args::Option& o : options)
+            c += " " + shellQuote("--" + o.key) + (o.flag ? "" : " " + shellQuote(o.value));
+        return c;
+    };
     // the array: task i runs shard i/N into DIR/shard-i.db (rerunning a task resumes its shard)
-    std::string cmd = quote(exe) + " " + quote(s.command);
-    for (const Args::Option& o : s.options)
-        cmd += " " + quote("--" + o.key) + (o.flag ? "" : " " + quote(o.value));
+    const std::string cmd = commandLine(s.command, s.options);
     std::string array = head + "#SBATCH --job-name=ss-" + s.command + "\n#SBATCH --array=0-" + std::to_string(s.tasks - 1)
                         + "\n#SBATCH --output=" + dir + "/logs/task-%a.out\n" + extra
                         + "# written by schedstudio-cli " + s.command + " --slurm: one shard of the run list per task\n"
-                        + "set -euo pipefail\ncd " + quote(cwd) + "\n" + "exec " + cmd
-                        + " --shard \"$SLURM_ARRAY_TASK_ID/" + n + "\" --db " + quote(dir) + "\"/shard-$SLURM_ARRAY_TASK_ID.db\"\n";
+                        + "set -euo pipefail\ncd " + shellQuote(cwd) + "\n" + "exec " + cmd
+                        + " --shard \"$SLURM_ARRAY_TASK_ID/" + n + "\" --db " + shellQuote(dir) + "\"/shard-$SLURM_ARRAY_TASK_ID.db\"\n";
     // the merge: after every task succeeded, all shard databases into the final one
     std::string inputs;
     for (int i = 0; i < s.tasks; ++i)
-        inputs += " " + quote(dir + "/shard-" + std::to_string(i) + ".db");
+        inputs += " " + shellQuote(dir + "/shard-" + std::to_string(i) + ".db");
     std::string merge = head + "#SBATCH --job-name=ss-" + s.command + "-merge\n#SBATCH --output=" + dir + "/logs/merge.out\n"
                         + extra + "# written by schedstudio-cli " + s.command + " --slurm: merges the shards (afterok)\n"
-                        + "set -euo pipefail\ncd " + quote(cwd) + "\n" + (s.finalCommand.empty() ? "exec " : "")
-                        + quote(exe) + " merge --db " + quote(db) + inputs + "\n";
-    if (!s.finalCommand.empty()) {
-        std::string fin = quote(exe) + " " + quote(s.finalCommand);
-        for (const Args::Option& o : s.finalOptions)
-            fin += " " + quote("--" + o.key) + (o.flag ? "" : " " + quote(o.value));
-        merge += "exec " + fin + " --db " + quote(db) + "\n";
-    }
+                        + "set -euo pipefail\ncd " + shellQuote(cwd) + "\n" + (s.finalCommand.empty() ? "exec " : "")
+                        + shellQuote(exe) + " merge --db " + shellQuote(db) + inputs + "\n";
+    if (!s.finalCommand.empty())
+        merge += "exec " + commandLine(s.finalCommand, s.finalOptions) + " --db " + shellQuote(db) + "\n";
     const std::string arrayPath = dir + "/array.sbatch", mergePath = dir + "/merge.sbatch";
     writeScript(arrayPath, array);
     writeScript(mergePath, merge);
@@ -172,11 +173,11 @@ int submitSlurmArray(const SlurmArray& s)
         return 0;
     }
     try {
-        std::string id = runCapture("sbatch --parsable " + quote(arrayPath));
+        std::string id = runCapture("sbatch --parsable " + shellQuote(arrayPath));
         id = id.substr(0, id.find(';')); // "id;cluster" on multi-cluster setups
         if (id.empty() || id.find_first_not_of("0123456789") != std::string::npos)
             throw std::runtime_error("slurm: sbatch did not answer a job id: '" + id + "'");
-        std::string mid = runCapture("sbatch --parsable --kill-on-invalid-dep=yes --dependency=afterok:" + id + " " + quote(mergePath));
+        std::string mid = runCapture("sbatch --parsable --kill-on-invalid-dep=yes --dependency=afterok:" + id + " " + shellQuote(mergePath));
         mid = mid.substr(0, mid.find(';'));
         std::printf("slurm: array job %s (%d tasks, logs in %s/logs), merge job %s into %s after all succeed\n",
                     id.c_str(), s.tasks, dir.c_str(), mid.c_str(), db.c_str());

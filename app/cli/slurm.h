@@ -28,6 +28,9 @@ struct SlurmArray {
 /// (repeated), --slurm-no-submit. Marks them used.
 SlurmArray slurmArrayFromArgs(Args& args, const std::string& command, const std::string& db);
 
+/// One word for bash, single-quoted.
+std::string shellQuote(const std::string& s);
+
 /// This program's own path (/proc/self/exe); throws when it cannot be read.
 std::string selfExe();
 

@@ -15,7 +15,7 @@
 #include "io/ioerror.h"
 #include "io/startstateio.h"
 #include "io/runio.h"
-#include "../clirun.h"
+#include "forkfixture.h"
 #include "io/traceio.h"
 #include "model/tracegen.h"
 #include "policy/registry.h"
@@ -28,23 +28,8 @@ using namespace ss;
 
 namespace {
 
-ClusterSpec cluster()
-{
-    ClusterSpec c = makeClusterPreset("das-case");
-    c.finalize();
-    return c;
-}
-
-Trace trace(int jobs = 240, uint64_t seed = 3)
-{
-    TraceGenConfig g;
-    g.jobs = jobs;
-    g.seed = seed;
-    g.load = 1.3;
-    g.clusterGpus = 32;
-    g.maxGpus = 4;
-    return generateTrace(g);
-}
+ClusterSpec cluster() { return forkfix::dasCase(); }
+Trace trace(int jobs = 240, uint64_t seed = 3) { return forkfix::contended(jobs, seed); }
 
 RunSpec spec(const std::string& policy, uint64_t seed = 7)
 {
@@ -123,15 +108,8 @@ Probe probe(const ClusterSpec& c, const Trace& t, const RunSpec& s, uint64_t k)
     return p;
 }
 
-struct Cli {
-    int code = -1;
-    QString out, err;
-};
-Cli cli(const QStringList& args)
-{
-    const sstest::CliResult r = sstest::runCli(args);
-    return {r.code, QString::fromUtf8(r.out), QString::fromUtf8(r.err)};
-}
+using forkfix::Cli;
+using forkfix::cli;
 
 } // namespace
 

@@ -10,7 +10,7 @@
 
 #include <set>
 
-#include "../clirun.h"
+#include "forkfixture.h"
 #include "io/traceio.h"
 #include "model/tracegen.h"
 #include "policy/learnedmodule.h"
@@ -23,23 +23,8 @@ using namespace ss;
 
 namespace {
 
-ClusterSpec cluster()
-{
-    ClusterSpec c = makeClusterPreset("das-case");
-    c.finalize();
-    return c;
-}
-
-Trace trace(int jobs = 90, uint64_t seed = 5)
-{
-    TraceGenConfig g;
-    g.jobs = jobs;
-    g.seed = seed;
-    g.load = 1.3;
-    g.clusterGpus = 32;
-    g.maxGpus = 4;
-    return generateTrace(g);
-}
+ClusterSpec cluster() { return forkfix::dasCase(); }
+Trace trace(int jobs = 90, uint64_t seed = 5) { return forkfix::contended(jobs, seed); }
 
 std::vector<std::string> everyPolicy()
 {
@@ -101,15 +86,8 @@ RunSpec spec(const std::string& policy, uint64_t seed = 7)
 // Every policy of the registry clones (Scheduler::clone); none is left to replay.
 bool replaysOnly(const std::string&) { return false; }
 
-struct Cli {
-    int code = -1;
-    QString out, err;
-};
-Cli cli(const QStringList& args)
-{
-    const sstest::CliResult r = sstest::runCli(args);
-    return {r.code, QString::fromUtf8(r.out), QString::fromUtf8(r.err)};
-}
+using forkfix::Cli;
+using forkfix::cli;
 
 } // namespace
 

@@ -24,6 +24,21 @@
 using namespace ss;
 using namespace ss::ui;
 
+/// Opens the DAS case study in `w`, runs its scenario and returns the run of `policy` (null when any step fails
+/// or the scenario has no such run).
+RunPtr runDasCase(MainWindow& w, const QString& policy)
+{
+    w.resize(1400, 900);
+    w.show();
+    if (!w.openScenario(QStringLiteral(SS_SOURCE_DIR "/sample-traces/das-case.scenario.json")) || !w.waitForIdle(20000)
+        || !w.runScenario() || !w.waitForIdle(60000))
+        return nullptr;
+    for (const RunPtr& r : w.history()->allRuns())
+        if (r->policy() == policy)
+            return r;
+    return nullptr;
+}
+
 class TestForkView : public QObject {
     Q_OBJECT
 private Q_SLOTS:
@@ -36,16 +51,7 @@ private Q_SLOTS:
     void forkFromTheStepper()
     {
         MainWindow w;
-        w.resize(1400, 900);
-        w.show();
-        QVERIFY(w.openScenario(QStringLiteral(SS_SOURCE_DIR "/sample-traces/das-case.scenario.json")));
-        QVERIFY(w.waitForIdle(20000));
-        QVERIFY(w.runScenario());
-        QVERIFY(w.waitForIdle(60000));
-        RunPtr fifo;
-        for (const RunPtr& r : w.history()->allRuns())
-            if (r->policy() == QStringLiteral("fifo+firstfit"))
-                fifo = r;
+        const RunPtr fifo = runDasCase(w, QStringLiteral("fifo+firstfit"));
         QVERIFY(fifo);
         const int before = w.history()->rowCount();
         w.setCurrentRun(fifo);
@@ -88,16 +94,7 @@ private Q_SLOTS:
     void forkOfForkAndCheckpoints()
     {
         MainWindow w;
-        w.resize(1400, 900);
-        w.show();
-        QVERIFY(w.openScenario(QStringLiteral(SS_SOURCE_DIR "/sample-traces/das-case.scenario.json")));
-        QVERIFY(w.waitForIdle(20000));
-        QVERIFY(w.runScenario());
-        QVERIFY(w.waitForIdle(60000));
-        RunPtr fifo;
-        for (const RunPtr& r : w.history()->allRuns())
-            if (r->policy() == QStringLiteral("fifo+firstfit"))
-                fifo = r;
+        const RunPtr fifo = runDasCase(w, QStringLiteral("fifo+firstfit"));
         QVERIFY(fifo);
         auto* runs = w.findChild<RunController*>();
         QVERIFY(runs);
@@ -186,16 +183,7 @@ private Q_SLOTS:
     void dragQueuedJobOntoMachine()
     {
         MainWindow w;
-        w.resize(1400, 900);
-        w.show();
-        QVERIFY(w.openScenario(QStringLiteral(SS_SOURCE_DIR "/sample-traces/das-case.scenario.json")));
-        QVERIFY(w.waitForIdle(20000));
-        QVERIFY(w.runScenario());
-        QVERIFY(w.waitForIdle(60000));
-        RunPtr fifo;
-        for (const RunPtr& r : w.history()->allRuns())
-            if (r->policy() == QStringLiteral("fifo+firstfit"))
-                fifo = r;
+        const RunPtr fifo = runDasCase(w, QStringLiteral("fifo+firstfit"));
         QVERIFY(fifo && fifo->out->log);
         // a decision with a job of at most 4 GPUs (a das-case machine's) still queued after it
         int k = -1, row = -1;
@@ -258,16 +246,8 @@ private Q_SLOTS:
     void teachingForksDas()
     {
         MainWindow w;
-        w.resize(1400, 900);
-        w.show();
-        QVERIFY(w.openScenario(QStringLiteral(SS_SOURCE_DIR "/sample-traces/das-case.scenario.json")));
-        QVERIFY(w.waitForIdle(20000));
-        QVERIFY(w.runScenario());
-        QVERIFY(w.waitForIdle(60000));
-        RunPtr das;
-        for (const RunPtr& r : w.history()->allRuns())
-            if (r->policy() == QStringLiteral("das"))
-                das = r;
+        const RunPtr das = runDasCase(w, QStringLiteral("das"));
+        QVERIFY(w.history()->rowCount() > 0); // the scenario ran; only DAS may be missing
         if (!das)
             QSKIP("this build runs no DAS (no LibTorch module)");
         w.setCurrentRun(das);
