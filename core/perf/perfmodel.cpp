@@ -287,4 +287,27 @@ double PerfModel::placementRate(const Job& job, const std::vector<int>& machines
     return slowest / (comm * interf);
 }
 
+std::string PerfModel::pairFactors(const Job& a, const Job& b, int type, double& fa, double& fb) const
+{
+    if (!m_table || !m_table->hasPairs())
+        return "the run has no throughput table with co-located pairs (--throughputs)";
+    if (a.model < 0 || b.model < 0)
+        return "a job without a model name cannot be paired";
+    const std::string& ma = m_trace.models[size_t(a.model)];
+    const std::string& mb = m_trace.models[size_t(b.model)];
+    const std::string& tn = m_cluster.types[size_t(type)].name;
+    const int scale = std::max(1, a.wholeGpus());
+    double ta = 0, tb = 0;
+    if (!m_table->pairStepsPerSecond(ma, mb, scale, tn, ta, tb))
+        return "pair (" + ma + ", " + mb + ") at scale " + std::to_string(scale) + " is not measured on " + tn;
+    const double sa = m_table->stepsPerSecond(ma, scale, tn), sb = m_table->stepsPerSecond(mb, scale, tn);
+    if (!(sa > 0) || !(sb > 0))
+        return "the pair's models are not measured alone on " + tn;
+    fa = std::max(0.0, ta) / sa;
+    fb = std::max(0.0, tb) / sb;
+    if (!(fa > 0) || !(fb > 0))
+        return "pair (" + ma + ", " + mb + ") makes no progress on " + tn;
+    return {};
+}
+
 } // namespace ss

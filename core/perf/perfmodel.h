@@ -100,6 +100,11 @@ public:
     /// Returns the rate: reference-seconds of work done per wall second (1.0 = reference speed).
     double placementRate(const Job& job, const std::vector<int>& machines, const std::vector<int>& switches,
                          int coRunners);
+    /// Space sharing (Gavel's pairs): the speed of a and b when they share GPUs of `type`, each relative to its
+    /// speed alone there (steps/s co-located over steps/s alone, both measured in the run's throughput table at
+    /// the jobs' scale factor). Empty string on success; else why not (no table, model unknown, pair or job alone
+    /// not measured).
+    std::string pairFactors(const Job& a, const Job& b, int type, double& fa, double& fb) const;
     /// Rate without drawing noise (for estimates by policies).
     double expectedRate(const Job& job, const std::vector<int>& machines, int switchCount, int coRunners) const;
     /// Last noise drawn per machine of the last placement (for the decision log / learning).

@@ -73,6 +73,26 @@ double SchedContext::start(int job, std::vector<GpuSlot> slots, std::string_view
     if (!err.empty())
         throw PolicyError(m_sim.m_policy->name() + ": cannot start job " + std::to_string(job) + " at t="
                           + std::to_string(m_sim.m_now) + ": " + err);
+    return startChecked(job, std::move(slots), reason, restoreDelay, -1, 1.0);
+}
+
+void SchedContext::startShared(int a, int b, const std::vector<int>& gpus, std::string_view reason)
+{
+    double fa = 1, fb = 1;
+    const std::string err = m_sim.validateShared(a, b, gpus, fa, fb);
+    if (!err.empty())
+        throw PolicyError(m_sim.m_policy->name() + ": cannot start jobs " + std::to_string(a) + " and "
+                          + std::to_string(b) + " sharing GPUs at t=" + std::to_string(m_sim.m_now) + ": " + err);
+    std::vector<GpuSlot> half;
+    for (int g : gpus)
+        half.push_back({g, 500});
+    startChecked(a, half, reason, -1, b, fa);
+    startChecked(b, std::move(half), reason, -1, a, fb);
+}
+
+double SchedContext::startChecked(int job, std::vector<GpuSlot> slots, std::string_view reason, double restoreDelay,
+                                  int partner, double pairFactor)
+{
     Simulator& s = m_sim;
     JobRuntime& r = s.m_rt[size_t(job)];
     const Job& jb = s.m_trace.jobs[size_t(job)];
@@ -110,11 +130,11 @@ double SchedContext::start(int job, std::vector<GpuSlot> slots, std::string_view
     for (int sw : s.m_switchScratch)
         s.m_switchMark[size_t(sw)] = 0;
     r.machines = int(s.m_machineScratch.size());
-    int co = 0;
-    for (int m : s.m_machineScratch)
-        co = std::max(co, int(s.m_machineJobs[size_t(m)].size()) - 1);
+    r.partner = partner;
+    r.pairFactor = pairFactor;
+    const int co = s.coRunnersOf(r);
     r.coRunners = co;
-    r.baseRate = s.m_perf.placementRate(jb, s.m_machineScratch, s.m_switchScratch, 0);
+    r.baseRate = s.m_perf.placementRate(jb, s.m_machineScratch, s.m_switchScratch, 0) * pairFactor;
     r.rate = r.baseRate / (1.0 + (s.m_perf.config().ideal ? 0.0 : s.m_cfg.perf.interference) * co);
     s.scheduleCompletion(job);
 
@@ -280,6 +300,46 @@ Simulator::Simulator(const ClusterSpec& cluster, const Trace& trace, Scheduler& 
 Simulator::~Simulator() = default;
 
 void Simulator::addObserver(SimObserver* obs) { m_obs.push_back(obs); }
+
+int Simulator::coRunnersOf(const JobRuntime& r) const
+{
+    int co = 0;
+    int lastM = -1;
+    for (const GpuSlot& g : r.slots) {
+        const int m = m_cluster.machineOfGpu(g.gpu);
+        if (m == lastM)
+            continue;
+        lastM = m;
+        co = std::max(co, int(m_machineJobs[size_t(m)].size()) - 1);
+    }
+    // the partner shares every GPU: its co-location is in the pair's measured speed, not in the interference term
+    return r.partner >= 0 && m_rt[size_t(r.partner)].status == JobStatus::Running ? std::max(0, co - 1) : co;
+}
+
+std::string Simulator::validateShared(int a, int b, const std::vector<int>& gpus, double& fa, double& fb) const
+{
+    if (a == b)
+        return "a job cannot share GPUs with itself";
+    std::vector<GpuSlot> whole;
+    for (int g : gpus)
+        whole.push_back({g, 1000});
+    for (int j : {a, b}) {
+        if (j < 0 || size_t(j) >= m_rt.size())
+            return "no such job " + std::to_string(j);
+        const Job& jb = m_trace.jobs[size_t(j)];
+        if (jb.fractional())
+            return "job " + std::to_string(j) + " asks for a share of a GPU; only whole-GPU jobs are paired";
+        if (const std::string e = validateStart(j, whole); !e.empty())
+            return "job " + std::to_string(j) + ": " + e;
+    }
+    if (gpus.empty())
+        return "no GPUs";
+    const int type = m_cluster.machines[size_t(m_cluster.machineOfGpu(gpus.front()))].type;
+    for (int g : gpus)
+        if (m_cluster.machines[size_t(m_cluster.machineOfGpu(g))].type != type)
+            return "the GPUs are of more than one type";
+    return m_perf.pairFactors(m_trace.jobs[size_t(a)], m_trace.jobs[size_t(b)], type, fa, fb);
+}
 
 std::string Simulator::validateStart(int j, const std::vector<GpuSlot>& slots) const
 {
@@ -521,15 +581,7 @@ void Simulator::refreshRatesOn(const std::vector<GpuSlot>& slots, int except)
     }
     for (int o : touched) {
         JobRuntime& r = m_rt[size_t(o)];
-        int co = 0;
-        int lastM = -1;
-        for (const GpuSlot& g : r.slots) {
-            const int m = m_cluster.machineOfGpu(g.gpu);
-            if (m == lastM)
-                continue;
-            lastM = m;
-            co = std::max(co, int(m_machineJobs[size_t(m)].size()) - 1);
-        }
+        const int co = coRunnersOf(r);
         if (co == r.coRunners)
             continue;
         bringUpToDate(o);
@@ -581,6 +633,20 @@ void Simulator::stopJob(int j, bool finished)
         r.enqueuedAt = m_now;
         r.queueSeq = ++m_queueSeq;
         m_pending.push(j, r.queueSeq);
+    }
+    if (r.partner >= 0) { // the partner runs on alone, at its own speed
+        JobRuntime& p = m_rt[size_t(r.partner)];
+        if (p.status == JobStatus::Running && p.partner == j) {
+            bringUpToDate(r.partner);
+            p.baseRate /= p.pairFactor;
+            p.pairFactor = 1;
+            p.partner = -1;
+            p.coRunners = coRunnersOf(p);
+            p.rate = p.baseRate / (1.0 + (m_perf.config().ideal ? 0.0 : m_cfg.perf.interference) * p.coRunners);
+            scheduleCompletion(r.partner);
+        }
+        r.partner = -1;
+        r.pairFactor = 1;
     }
     for (SimObserver* o : m_obs)
         o->onJobStopped(m_now, j, r, finished);

@@ -50,6 +50,10 @@ struct JobRuntime {
     uint32_t queueSeq = 0;   ///< entry id in the pending queue
     uint64_t typeMask = ~0ULL; ///< GPU types this job may use (bit = ClusterSpec type index)
     std::vector<GpuSlot> slots; ///< GPUs held while running
+    /// Space sharing (SchedContext::startShared): the job sharing this job's GPUs, -1 when it runs alone; the
+    /// pair's speed factor (co-located over alone) is part of baseRate while the partner runs.
+    int partner = -1;
+    double pairFactor = 1;
 
     /// Wall seconds run so far, including the current segment, at time `now`.
     double executedAt(double now) const;
@@ -196,6 +200,12 @@ public:
     /// resumed job spends restoring its checkpoint, charged by the policy's own overhead model (Chronus) in
     /// place of PerfConfig::preemptOverhead; < 0 = the run's PerfConfig.
     double start(int job, std::vector<GpuSlot> slots, std::string_view reason = {}, double restoreDelay = -1);
+    /// Space sharing (Gavel's -ss policies): start pending jobs a and b together on the same whole GPUs `gpus`
+    /// (all of one type, fully free, as many as each job needs), each holding half of every GPU, each at its
+    /// speed co-located with the other as the run's throughput table measures it (PerfModel::pairFactors). When
+    /// one of them stops, the other runs on alone at its own speed (still holding, and paying for, its half).
+    /// Throws PolicyError when the jobs, GPUs or measurements do not allow it.
+    void startShared(int a, int b, const std::vector<int>& gpus, std::string_view reason = {});
     /// Stop a running job and put it back in the queue (its remaining work is kept).
     void preempt(int job);
     /// Ask for a decision point at time t (e.g. the next round or a queue-threshold crossing).
@@ -229,6 +239,8 @@ private:
     std::vector<uint32_t> m_logIdx;
     uint64_t m_logEpoch = 1;
     PlacementRecord* loggedPlacement(int job);
+    double startChecked(int job, std::vector<GpuSlot> slots, std::string_view reason, double restoreDelay,
+                        int partner, double pairFactor);
     void noteLogged(int job, size_t index);
 };
 
@@ -395,6 +407,9 @@ private:
     double computeRate(int j, bool drawNoise);
     void finishRun();
     std::string validateStart(int j, const std::vector<GpuSlot>& slots) const;
+    std::string validateShared(int a, int b, const std::vector<int>& gpus, double& fa, double& fb) const;
+    /// Other jobs on the busiest machine of j's placement (its space-sharing partner not counted).
+    int coRunnersOf(const JobRuntime& r) const;
 };
 
 /// See Simulator::snapshot. Immutable; shareable between threads once taken.

@@ -24,10 +24,12 @@
 //   GPUs is not stopped at all (no step rounding);
 // - jobs that keep their GPUs are placed before jobs that move (Gavel processes them in one pass by scale),
 //   which avoids migrations caused only by placement order;
-// - space sharing (gavel-las-ss, gavel-fifo-ss): the LP has pair rows, but the engine cannot put two
-//   whole-GPU jobs on the same GPUs, so the mechanism runs each member alone for the pair's time share, its
-//   throughput when co-located converted to time alone (X_m += X_pair x T_pair,m / T_m); the allocation
-//   shown in the studio is that converted X.
+// - space sharing (gavel-las-ss, gavel-fifo-ss): as Gavel, a pair row of the LP is a schedulable unit with its
+//   own priority, time received and deficit; the greedy pass skips a pair when either member is already
+//   scheduled, and the pair runs on one set of GPUs (SchedContext::startShared: each member holds half of every
+//   GPU and runs at its co-located throughput from the table). [I] When one member ends mid-round, the other runs
+//   on alone at its own speed until the round ends (Gavel's simulator keeps the pair's step count). The
+//   allocation shown in the studio converts pair time to time alone (X_m + X_pair x T_pair,m / T_m).
 #include "policy/gavel/gavelsched.h"
 
 #include <algorithm>
@@ -180,6 +182,7 @@ void GavelScheduler::reset(const SimSetup& setup)
     m_roundEnd = -1;
     m_rounds = m_lpSolves = 0;
     m_lpSeconds = 0;
+    m_pairs.clear();
 }
 
 void GavelScheduler::ensureKnown(int job)
@@ -191,16 +194,28 @@ void GavelScheduler::ensureKnown(int job)
     s.known = true;
 }
 
-std::vector<double> GavelScheduler::allocationOf(int job) const { return m_jobs[size_t(job)].X; }
+std::vector<double> GavelScheduler::allocationOf(int job) const { return m_jobs[size_t(job)].shown; }
 
 void GavelScheduler::account(int job, double now)
 {
     JobState& s = m_jobs[size_t(job)];
     if (s.runType < 0)
         return;
+    const int k = std::max(1, m_setup->trace.jobs[size_t(job)].wholeGpus());
+    if (s.runPartner >= 0) { // the pair's time, counted once for both members
+        const auto it = m_pairs.find(std::minmax(job, s.runPartner));
+        if (it != m_pairs.end()) {
+            const double dt = std::max(0.0, now - it->second.segStart);
+            it->second.received[size_t(s.runType)] += dt;
+            m_workerTime[size_t(s.runType)] += dt * k;
+            it->second.segStart = now;
+        }
+        s.segStart = now;
+        return;
+    }
     const double dt = std::max(0.0, now - s.segStart);
     s.received[size_t(s.runType)] += dt;
-    m_workerTime[size_t(s.runType)] += dt * std::max(1, m_setup->trace.jobs[size_t(job)].wholeGpus());
+    m_workerTime[size_t(s.runType)] += dt * k;
     s.segStart = now;
 }
 
@@ -208,7 +223,13 @@ void GavelScheduler::onJobStopped(int job, double now, bool finished, const JobR
 {
     account(job, now);
     JobState& s = m_jobs[size_t(job)];
+    if (s.runPartner >= 0) { // the partner runs on alone: its time is its own again
+        JobState& q = m_jobs[size_t(s.runPartner)];
+        q.runPartner = -1;
+        q.segStart = now;
+    }
     s.runType = -1;
+    s.runPartner = -1;
     if (finished) {
         s.active = false;
         m_needLp = true;
@@ -251,6 +272,12 @@ void GavelScheduler::resetCounters(double now)
             s.received[t] = m_roundLen / 2;
         }
     }
+    for (auto& [key, ps] : m_pairs)
+        for (size_t t = 0; t < m_types; ++t) {
+            if (elapsed > 0)
+                ps.deficit[t] += ps.X[t] * elapsed - ps.received[t];
+            ps.received[t] = m_roundLen / 2;
+        }
     m_workerTime.assign(m_types, m_roundLen / 2);
     m_lastReset = now;
 }
@@ -310,34 +337,59 @@ void GavelScheduler::recompute(const SchedContext& ctx)
     }
     m_lpSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     m_lpSolves += std::max(1, sol.lpSolves);
-    for (size_t i = 0; i < m_active.size(); ++i)
-        m_jobs[size_t(m_active[i])].X = sol.X.empty() ? std::vector<double>(m_types, 0.0) : sol.X[i];
+    for (size_t i = 0; i < m_active.size(); ++i) {
+        JobState& s = m_jobs[size_t(m_active[i])];
+        s.X = sol.X.empty() ? std::vector<double>(m_types, 0.0) : sol.X[i];
+        s.shown = s.X;
+    }
+    // pair rows keep their accounting while the LP keeps them (Gavel: per job-id pair); dropped rows go
+    std::map<std::pair<int, int>, PairState> pairs;
     for (size_t q = 0; q < p.pairs.size(); ++q) {
         const gavel::PairRow& pr = p.pairs[q];
+        const int ja = m_active[size_t(pr.a)], jb = m_active[size_t(pr.b)];
+        const bool swap = jb < ja;
+        PairState ps;
+        if (const auto it = m_pairs.find(std::minmax(ja, jb)); it != m_pairs.end()) {
+            ps = std::move(it->second);
+        } else {
+            ps.received.assign(m_types, m_roundLen / 2);
+            ps.deficit.assign(m_types, 0.0);
+        }
+        ps.X = sol.X[p.jobs.size() + q];
+        ps.Ta = swap ? pr.Tb : pr.Ta;
+        ps.Tb = swap ? pr.Ta : pr.Tb;
         for (size_t t = 0; t < m_types; ++t) {
-            const double x = sol.X[p.jobs.size() + q][t];
+            const double x = ps.X[t];
             if (x <= 0)
                 continue;
-            m_jobs[size_t(m_active[size_t(pr.a)])].X[t] += x * pr.Ta[t] / p.jobs[size_t(pr.a)].T[t];
-            m_jobs[size_t(m_active[size_t(pr.b)])].X[t] += x * pr.Tb[t] / p.jobs[size_t(pr.b)].T[t];
+            m_jobs[size_t(ja)].shown[t] += x * pr.Ta[t] / p.jobs[size_t(pr.a)].T[t];
+            m_jobs[size_t(jb)].shown[t] += x * pr.Tb[t] / p.jobs[size_t(pr.b)].T[t];
         }
+        pairs.emplace(std::minmax(ja, jb), std::move(ps));
     }
+    m_pairs.swap(pairs);
     m_needLp = false;
     if (now - m_lastReset >= m_resetInterval)
         resetCounters(now);
 }
 
-std::string GavelScheduler::explain(const SchedContext& ctx, int job, int type, double prio) const
+std::string GavelScheduler::explain(const SchedContext& ctx, int job, int type, double prio, int partner) const
 {
     const JobState& s = m_jobs[size_t(job)];
     std::string out = "gavel round " + std::to_string(m_rounds) + ": X";
     char buf[96];
-    for (size_t t = 0; t < m_types && !s.X.empty(); ++t) {
-        std::snprintf(buf, sizeof buf, " %s %.0f%%", ctx.cluster().types[t].name.c_str(), 100.0 * s.X[t]);
+    for (size_t t = 0; t < m_types && !s.shown.empty(); ++t) {
+        std::snprintf(buf, sizeof buf, " %s %.0f%%", ctx.cluster().types[t].name.c_str(), 100.0 * s.shown[t]);
         out += buf;
     }
     std::snprintf(buf, sizeof buf, "; priority %.3g on %s", prio, ctx.cluster().types[size_t(type)].name.c_str());
     out += buf;
+    if (partner >= 0) {
+        const auto it = m_pairs.find(std::minmax(job, partner));
+        const double x = it != m_pairs.end() ? it->second.X[size_t(type)] : 0.0;
+        std::snprintf(buf, sizeof buf, "; shares its GPUs with job %d (pair X %.0f%%)", ctx.job(partner).id, 100.0 * x);
+        out += buf;
+    }
     if (s.tp.estimated)
         out += "; throughputs estimated";
     return out;
@@ -353,20 +405,22 @@ void GavelScheduler::round(SchedContext& ctx)
     if (m_needLp)
         recompute(ctx);
 
-    // priorities per (job, type)
+    // priorities per (job, type): X / (time received / worker time); nothing received yet: X x 1e9
+    auto priority = [&](double x, double received, size_t t) {
+        return received <= 0 ? x * 1e9 : x / (received / std::max(1e-9, m_workerTime[t]));
+    };
     const size_t A = m_active.size();
     std::vector<double> prio(A * m_types, 0.0);
     for (size_t i = 0; i < A; ++i) {
         const JobState& s = m_jobs[size_t(m_active[i])];
         for (size_t t = 0; t < m_types; ++t) {
             const double x = s.X.empty() ? 0.0 : s.X[t];
-            if (x <= 0 || s.tp.T[t] <= 0)
-                continue;
-            prio[i * m_types + t] = s.received[t] <= 0 ? x * 1e9 : x / (s.received[t] / std::max(1e-9, m_workerTime[t]));
+            if (x > 0 && s.tp.T[t] > 0)
+                prio[i * m_types + t] = priority(x, s.received[t], t);
         }
     }
     const bool skipZero = m_objective == gavel::Objective::Fifo || m_objective == gavel::Objective::Sjf;
-    std::vector<int> chosenType(A, -1);
+    std::vector<int> chosenType(A, -1), chosenPartner(A, -1);
     std::vector<double> chosenPrio(A, 0.0);
     std::vector<int> typeRank(m_types, 0);
     for (size_t r = 0; r < m_typeOrder.size(); ++r)
@@ -375,6 +429,7 @@ void GavelScheduler::round(SchedContext& ctx)
         double prio, deficit, x;
         int type;
         size_t i;
+        int partner; // active index of the pair's other member; -1 = the job alone
     };
     std::vector<Entry> entries;
     entries.reserve(A * m_types);
@@ -388,7 +443,21 @@ void GavelScheduler::round(SchedContext& ctx)
             const double p = prio[i * m_types + t];
             if (skipZero && p <= 0)
                 continue;
-            entries.push_back({p, s.deficit[t], s.X.empty() ? 0.0 : s.X[t], int(t), i});
+            entries.push_back({p, s.deficit[t], s.X.empty() ? 0.0 : s.X[t], int(t), i, -1});
+        }
+    }
+    if (!m_pairs.empty()) {
+        std::map<int, size_t> at; // job -> active index
+        for (size_t i = 0; i < A; ++i)
+            at[m_active[i]] = i;
+        for (const auto& [key, ps] : m_pairs) {
+            const auto ia = at.find(key.first), ib = at.find(key.second);
+            if (ia == at.end() || ib == at.end())
+                continue;
+            const uint64_t mask = ctx.rt(key.first).typeMask & ctx.rt(key.second).typeMask;
+            for (size_t t = 0; t < m_types && t < 64; ++t)
+                if (ps.X[t] > 0 && ps.Ta[t] > 0 && ps.Tb[t] > 0 && ((mask >> t) & 1ULL))
+                    entries.push_back({priority(ps.X[t], ps.received[t], t), ps.deficit[t], ps.X[t], int(t), ia->second, int(ib->second)});
         }
     }
     std::stable_sort(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) {
@@ -398,11 +467,13 @@ void GavelScheduler::round(SchedContext& ctx)
             return a.deficit > b.deficit;
         if (a.x != b.x)
             return a.x > b.x;
-        return typeRank[size_t(a.type)] != typeRank[size_t(b.type)] ? typeRank[size_t(a.type)] < typeRank[size_t(b.type)] : a.i < b.i;
+        if (typeRank[size_t(a.type)] != typeRank[size_t(b.type)])
+            return typeRank[size_t(a.type)] < typeRank[size_t(b.type)];
+        return a.i != b.i ? a.i < b.i : a.partner < b.partner;
     });
     std::vector<double> left = onlineWorkers(ctx); // failed and draining machines take no job in this round
     for (const Entry& e : entries) {
-        if (chosenType[e.i] >= 0)
+        if (chosenType[e.i] >= 0 || (e.partner >= 0 && chosenType[size_t(e.partner)] >= 0))
             continue;
         const double k = std::max(1, ctx.job(m_active[e.i]).wholeGpus());
         if (k > left[size_t(e.type)])
@@ -410,16 +481,24 @@ void GavelScheduler::round(SchedContext& ctx)
         left[size_t(e.type)] -= k;
         chosenType[e.i] = e.type;
         chosenPrio[e.i] = e.prio;
+        if (e.partner >= 0) {
+            chosenType[size_t(e.partner)] = e.type;
+            chosenPrio[size_t(e.partner)] = e.prio;
+            chosenPartner[e.i] = int(e.partner);
+            chosenPartner[size_t(e.partner)] = int(e.i);
+        }
     }
 
-    // placement per type: keepers first, then by decreasing scale factor
+    // placement per type: keepers first, then by decreasing scale factor; a pair is placed as one job (its
+    // first member), each member holding half of the same GPUs
     const ClusterSpec& c = ctx.cluster();
     std::vector<char> taken(size_t(c.totalGpus()), 0);
     std::vector<std::vector<GpuSlot>> target(A);
+    auto partnerJob = [&](size_t i) { return chosenPartner[i] >= 0 ? m_active[size_t(chosenPartner[i])] : -1; };
     for (int t : m_typeOrder) {
         std::vector<size_t> jobsOfType;
         for (size_t i = 0; i < A; ++i)
-            if (chosenType[i] == t)
+            if (chosenType[i] == t && (chosenPartner[i] < 0 || int(i) < chosenPartner[i]))
                 jobsOfType.push_back(i);
         std::stable_sort(jobsOfType.begin(), jobsOfType.end(), [&](size_t a, size_t b) {
             return ctx.job(m_active[a]).wholeGpus() > ctx.job(m_active[b]).wholeGpus();
@@ -428,9 +507,10 @@ void GavelScheduler::round(SchedContext& ctx)
         for (size_t i : jobsOfType) {
             const int j = m_active[i];
             const JobRuntime& rt = ctx.rt(j);
-            bool keep = rt.status == JobStatus::Running && m_jobs[size_t(j)].runType == t;
+            const int milli = partnerJob(i) >= 0 ? 500 : ctx.job(j).fractional() ? ctx.job(j).milli() : 1000;
+            bool keep = rt.status == JobStatus::Running && m_jobs[size_t(j)].runType == t && rt.partner == partnerJob(i);
             for (const GpuSlot& g : rt.slots)
-                keep = keep && !taken[size_t(g.gpu)];
+                keep = keep && !taken[size_t(g.gpu)] && g.milli == milli;
             if (keep) {
                 target[i] = rt.slots;
                 for (const GpuSlot& g : rt.slots)
@@ -441,7 +521,8 @@ void GavelScheduler::round(SchedContext& ctx)
         }
         for (size_t i : movers) {
             const int k = std::max(1, ctx.job(m_active[i]).wholeGpus());
-            const int milli = ctx.job(m_active[i]).fractional() ? ctx.job(m_active[i]).milli() : 1000; // a fractional job gets a GPU of its own
+            // a fractional job gets a GPU of its own; a pair's members half of each GPU
+            const int milli = partnerJob(i) >= 0 ? 500 : ctx.job(m_active[i]).fractional() ? ctx.job(m_active[i]).milli() : 1000;
             auto freeOn = [&](int m) {
                 int n = 0;
                 for (int g = c.gpuBase(m); g < c.gpuBase(m) + c.machines[size_t(m)].gpus; ++g)
@@ -482,12 +563,15 @@ void GavelScheduler::round(SchedContext& ctx)
                 target[i].clear();
             }
         }
+        for (size_t i : jobsOfType)
+            if (chosenPartner[i] >= 0)
+                target[size_t(chosenPartner[i])] = target[i];
     }
 
     // apply: stop what changes, then start
     for (size_t i = 0; i < A; ++i) {
         const int j = m_active[i];
-        if (ctx.rt(j).status == JobStatus::Running && ctx.rt(j).slots != target[i])
+        if (ctx.rt(j).status == JobStatus::Running && (ctx.rt(j).slots != target[i] || ctx.rt(j).partner != partnerJob(i)))
             ctx.preempt(j);
     }
     if (ctx.recording()) {
@@ -510,7 +594,7 @@ void GavelScheduler::round(SchedContext& ctx)
             const JobState& s = m_jobs[size_t(j)];
             al.jobs.push_back(j);
             for (size_t t = 0; t < m_types; ++t)
-                al.share.push_back(s.X.empty() ? 0.0f : float(s.X[t]));
+                al.share.push_back(s.shown.empty() ? 0.0f : float(s.shown[t]));
             al.estimated.push_back(s.tp.estimated ? 1 : 0);
         }
         ctx.recordAllocation(std::move(al));
@@ -525,19 +609,37 @@ void GavelScheduler::round(SchedContext& ctx)
         }
         if (int(target[i].size()) != std::max(1, ctx.job(j).wholeGpus()))
             continue; // could not be placed (the type's machines were too fragmented)
-        const std::string why = ctx.recording() ? explain(ctx, j, chosenType[i], chosenPrio[i]) : std::string();
-        if (ctx.recording()) {
-            std::vector<float> aff(size_t(c.machineCount()), -1.0f);
-            for (int m : m_typeMachines[size_t(chosenType[i])])
-                aff[size_t(m)] = 0.0f;
+        const int q = partnerJob(i);
+        if (q >= 0 && int(i) > chosenPartner[i])
+            continue; // started with its pair's first member
+        std::vector<int> members {j};
+        if (q >= 0)
+            members.push_back(q);
+        for (int mj : members)
+            if (ctx.recording()) {
+                std::vector<float> aff(size_t(c.machineCount()), -1.0f);
+                for (int m : m_typeMachines[size_t(chosenType[i])])
+                    aff[size_t(m)] = 0.0f;
+                for (const GpuSlot& g : target[i])
+                    aff[size_t(c.machineOfGpu(g.gpu))] = 1.0f;
+                ctx.recordPlacement(mj, target[i], std::move(aff), explain(ctx, mj, chosenType[i], chosenPrio[i], mj == j ? q : j));
+            }
+        const std::string why = ctx.recording() ? explain(ctx, j, chosenType[i], chosenPrio[i], q) : std::string();
+        if (q >= 0) {
+            std::vector<int> gpus;
             for (const GpuSlot& g : target[i])
-                aff[size_t(c.machineOfGpu(g.gpu))] = 1.0f;
-            ctx.recordPlacement(j, target[i], std::move(aff), why);
+                gpus.push_back(g.gpu);
+            ctx.startShared(j, q, gpus, why);
+            m_pairs[std::minmax(j, q)].segStart = now;
+        } else {
+            ctx.start(j, target[i], why);
         }
-        ctx.start(j, target[i], why);
-        JobState& s = m_jobs[size_t(j)];
-        s.runType = chosenType[i];
-        s.segStart = now;
+        for (int mj : members) {
+            JobState& s = m_jobs[size_t(mj)];
+            s.runType = chosenType[i];
+            s.runPartner = mj == j ? q : j;
+            s.segStart = now;
+        }
         started = true;
     }
     for (size_t i = 0; i < A; ++i)

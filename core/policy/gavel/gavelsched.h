@@ -3,6 +3,7 @@
 // LP policies (gavellp.h) is realised round by round with priorities X / share received, deficits, a
 // per-type greedy pass and consolidated placement that keeps a job's workers when they are still free.
 // See gavelsched.cpp for what was matched against Gavel's scheduler.py and where we differ.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -76,13 +77,22 @@ private:
     struct JobState {
         bool active = false, known = false;
         GavelJobThroughput tp;
-        std::vector<double> X;        // allocation row per type (empty = none yet)
+        std::vector<double> X;        // the LP's allocation row of the job alone, per type (empty = none yet)
+        std::vector<double> shown;    // X with its pair rows' time converted to time alone (studio, explanations)
         std::vector<double> received; // job_time_so_far per type
         std::vector<double> deficit;
         int runType = -1;             // type it runs on now
+        int runPartner = -1;          // job it shares its GPUs with now (its time goes to the pair's counters)
         double segStart = 0;          // start of the current accounting segment
     };
     std::vector<JobState> m_jobs;
+    /// A space-sharing pair row of the LP (jobs a < b), with its own accounting as Gavel keeps per job pair.
+    struct PairState {
+        std::vector<double> X, Ta, Tb; // allocation and the members' co-located throughputs per type
+        std::vector<double> received, deficit;
+        double segStart = 0;
+    };
+    std::map<std::pair<int, int>, PairState> m_pairs;
     std::vector<double> m_workerTime;
     std::vector<int> m_active;
     size_t m_scan = 0;
@@ -100,7 +110,8 @@ private:
     void resetCounters(double now);
     void round(SchedContext& ctx);
     void ensureKnown(int job);
-    std::string explain(const SchedContext& ctx, int job, int type, double prio) const;
+    /// The stepper's line for a job started this round (`partner`: the job it shares its GPUs with, or -1).
+    std::string explain(const SchedContext& ctx, int job, int type, double prio, int partner) const;
 };
 
 } // namespace ss
