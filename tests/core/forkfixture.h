@@ -1,4 +1,4 @@
-// Shared by tst_fork and tst_snapshot: the das-case cluster, a contended trace generated for it, and the CLI
+// Shared by tst_fork, tst_startstate and tst_snapshot: the das-case cluster, a contended trace generated for it, and the CLI
 // with its output as text.
 #pragma once
 #include <QString>
@@ -7,6 +7,7 @@
 #include "../clirun.h"
 #include "model/clusterspec.h"
 #include "model/tracegen.h"
+#include "run/runspec.h"
 
 namespace forkfix {
 
@@ -27,6 +28,17 @@ inline ss::Trace contended(int jobs, uint64_t seed)
     g.clusterGpus = 32;
     g.maxGpus = 4;
     return ss::generateTrace(g);
+}
+
+/// A run of `policy` under the default performance model, its decision log kept (forks need it).
+inline ss::RunSpec runSpec(const std::string& policy, uint64_t seed = 7)
+{
+    ss::RunSpec s;
+    s.policy = policy;
+    s.config.seed = seed;
+    s.config.perf = ss::PerfConfig::parse("default");
+    s.keepDecisionLog = true;
+    return s;
 }
 
 struct Cli {
