@@ -371,10 +371,15 @@ void QueueModel::setDecision(std::shared_ptr<const Trace> trace, std::shared_ptr
             // A job may be tried more than once in a decision; a placement wins over a failed try.
             auto it = std::find_if(m_outcome.begin(), m_outcome.end(), [&](const Outcome& o) { return o.job == p.job; });
             const bool ok = !p.slots.empty();
+            // a whole-GPU job holding half shares: space sharing (Gavel's pairs)
+            const bool shared = ok && p.slots.front().milli < 1000 && m_trace && p.job >= 0
+                                && size_t(p.job) < m_trace->jobs.size() && m_trace->jobs[size_t(p.job)].gpus >= 1;
             Outcome o{p.job, ok,
-                      ok                 ? tr("yes")
+                      shared             ? tr("yes, sharing its GPUs with another job")
+                      : ok               ? tr("yes")
                       : p.reason.empty() ? tr("no")
-                                         : tr("no: %1").arg(QString::fromStdString(p.reason))};
+                                         : tr("no: %1").arg(QString::fromStdString(p.reason)),
+                      ok ? QString::fromStdString(p.reason) : QString()};
             if (it == m_outcome.end())
                 m_outcome.push_back(std::move(o));
             else if (ok)
@@ -430,6 +435,8 @@ QVariant QueueModel::data(const QModelIndex& index, int role) const
                          a.reason.empty() ? QString() : QStringLiteral("\n") + QString::fromStdString(a.reason));
         return {};
     }
+    if (role == Qt::ToolTipRole && index.column() == Placed && placed && !outcome->why.isEmpty())
+        return outcome->why;
     if (role != Qt::DisplayRole && !sort)
         return {};
     switch (index.column()) {

@@ -156,6 +156,7 @@ private:
         int job;
         bool placed;
         QString text; ///< "yes", or why not (the policy's reason)
+        QString why;  ///< a placed job: the policy's reason (tooltip)
     };
     std::vector<Outcome> m_outcome; ///< per job tried at this decision
     const DecisionRecord* rec() const;

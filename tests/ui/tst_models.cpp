@@ -299,6 +299,13 @@ void TestModels::queueModel()
     m.setDecision(trace, log, withQueue);
     QCOMPARE(m.index(0, QueueModel::Placed).data().toString(), QStringLiteral("yes"));
     QVERIFY(m.index(0, QueueModel::Placed).data(Qt::FontRole).value<QFont>().bold());
+    QCOMPARE(m.index(0, QueueModel::Placed).data(Qt::ToolTipRole).toString(), QStringLiteral("sjf")); // the reason
+    // a whole-GPU job started on half of a GPU shares it (Gavel's space-sharing pairs)
+    edited.placements.back().slots = {GpuSlot{0, 500}};
+    edited.placements.back().reason = "gavel round 3: shares its GPUs with job 9";
+    m.setDecision(trace, log, withQueue);
+    QCOMPARE(m.index(0, QueueModel::Placed).data().toString(), QStringLiteral("yes, sharing its GPUs with another job"));
+    QVERIFY(m.index(0, QueueModel::Placed).data(Qt::ToolTipRole).toString().contains(QStringLiteral("job 9")));
     // The Admitted column shows the admission stage's verdict for a job that arrived at this decision: in the
     // policy's words when it gave a reason, the engine's verdict in the tooltip; the verdict alone otherwise.
     edited.admissions.clear();
