@@ -13,9 +13,11 @@
 #include "policy/gavel/gavelsched.h"
 #include "policy/registry.h"
 #include "sim/engine.h"
+#include "gavelfixture.h"
 
 using namespace ss;
 using namespace ss::gavel;
+using namespace gavelfix;
 
 namespace {
 
@@ -38,65 +40,6 @@ Problem twoByTwo(std::vector<double> t0, std::vector<double> t1)
 }
 
 double thr(const Problem& p, const Solution& s, int m) { return effectiveThroughput(p, s, m); }
-
-/// Cluster: one machine of `a` GPUs of type A and one of `b` GPUs of type B.
-ClusterSpec twoTypes(int a, int b)
-{
-    ClusterSpec c;
-    c.name = "ab";
-    c.types = {{"A", 1.0, 16, 1.0}, {"B", 1.0, 16, 1.0}};
-    c.switches = {{"s0", 100}};
-    c.machines.push_back({"a0", 0, a, 0, 0, 0, 25});
-    c.machines.push_back({"b0", 1, b, 0, 0, 0, 25});
-    c.finalize();
-    return c;
-}
-
-/// Table: model "fastA" 4 steps/s on A, 1 on B; "fastB" 1 on A, 2 on B; reference type A.
-ThroughputTable abTable()
-{
-    ThroughputTable t;
-    t.set("fastA", "a", 1.0);
-    t.setReferenceType("a");
-    t.setStepsPerSecond("fastA", 1, "a", 4);
-    t.setStepsPerSecond("fastA", 1, "b", 1);
-    t.setStepsPerSecond("fastB", 1, "a", 1);
-    t.setStepsPerSecond("fastB", 1, "b", 2);
-    return t;
-}
-
-Trace abTrace(const std::vector<std::tuple<double, std::string, double>>& jobs) // submit, model, v100-seconds
-{
-    Trace t;
-    t.name = "ab";
-    t.models = {"fastA", "fastB", "unknown-model"};
-    int64_t id = 0;
-    for (auto [s, m, d] : jobs) {
-        Job j;
-        j.id = id++;
-        j.submit = s;
-        j.gpus = 1;
-        j.duration = d;
-        j.model = int32_t(std::find(t.models.begin(), t.models.end(), m) - t.models.begin());
-        t.jobs.push_back(j);
-    }
-    t.sortBySubmit();
-    return t;
-}
-
-RunConfig gavelConfig()
-{
-    RunConfig cfg;
-    cfg.perf.crossMachine = cfg.perf.crossSwitch = cfg.perf.interference = 0; // Gavel's own assumptions
-    cfg.checkInvariants = true;
-    cfg.recordDecisions = true;
-    return cfg;
-}
-
-struct Recorder : SimObserver {
-    std::vector<DecisionRecord> records;
-    void onDecision(const DecisionRecord& r) override { records.push_back(r); }
-};
 
 } // namespace
 

@@ -9,67 +9,25 @@
 #include "metrics/metrics.h"
 #include "policy/registry.h"
 #include "sim/engine.h"
+#include "gavelfixture.h"
 
 using namespace ss;
+using namespace gavelfix;
 
 namespace {
 
-/// One machine of `a` GPUs of type A (the reference type) and one of `b` GPUs of type B.
-ClusterSpec cluster(int a, int b)
-{
-    ClusterSpec c;
-    c.name = "ab";
-    c.types = {{"A", 2.0, 16, 1.0}, {"B", 1.0, 16, 1.0}};
-    c.switches = {{"s0", 100}};
-    c.machines.push_back({"a0", 0, a, 0, 0, 0, 25});
-    if (b > 0)
-        c.machines.push_back({"b0", 1, b, 0, 0, 0, 25});
-    c.finalize();
-    return c;
-}
-
-/// fastA: 4 steps/s alone on A, 1 on B; fastB: 1 on A, 2 on B. Sharing A: fastA 3 (0.75 of alone), fastB 0.5
-/// (0.5 of alone); together 1.25 > 1, so LAS's packing threshold keeps the pair.
+/// abTable plus the pair (fastA, fastB) sharing A: fastA 3 steps/s (0.75 of alone), fastB 0.5 (0.5 of alone);
+/// together 1.25 > 1, so LAS's packing threshold keeps the pair.
 ThroughputTable table()
 {
-    ThroughputTable t;
-    t.set("fastA", "a", 1.0);
-    t.setReferenceType("a");
-    t.setStepsPerSecond("fastA", 1, "a", 4);
-    t.setStepsPerSecond("fastA", 1, "b", 1);
-    t.setStepsPerSecond("fastB", 1, "a", 1);
-    t.setStepsPerSecond("fastB", 1, "b", 2);
+    ThroughputTable t = abTable();
     t.setPairStepsPerSecond("fastB", "fastA", 1, "a", 0.5, 3); // given in the other order on purpose
     return t;
 }
 
-Trace trace(const std::vector<std::tuple<double, std::string, double>>& jobs) // submit, model, reference-seconds
-{
-    Trace t;
-    t.name = "ab";
-    t.models = {"fastA", "fastB", "other"};
-    int64_t id = 0;
-    for (auto [s, m, d] : jobs) {
-        Job j;
-        j.id = id++;
-        j.submit = s;
-        j.gpus = 1;
-        j.duration = d;
-        j.model = int32_t(std::find(t.models.begin(), t.models.end(), m) - t.models.begin());
-        t.jobs.push_back(j);
-    }
-    t.sortBySubmit();
-    return t;
-}
-
-RunConfig config()
-{
-    RunConfig cfg;
-    cfg.perf.crossMachine = cfg.perf.crossSwitch = cfg.perf.interference = 0;
-    cfg.checkInvariants = true; // the ledger: shares never above a whole GPU, fees recomputed from the events
-    cfg.recordDecisions = true;
-    return cfg;
-}
+RunConfig config() { return gavelConfig(); }
+ClusterSpec cluster(int a, int b) { return twoTypes(a, b, 2.0); }
+Trace trace(const std::vector<std::tuple<double, std::string, double>>& jobs) { return abTrace(jobs); }
 
 /// Runs `act` once, at the first decision.
 struct Once : Scheduler {
@@ -85,10 +43,6 @@ struct Once : Scheduler {
     }
 };
 
-struct Recorder : SimObserver {
-    std::vector<DecisionRecord> records;
-    void onDecision(const DecisionRecord& r) override { records.push_back(r); }
-};
 
 } // namespace
 
@@ -154,7 +108,7 @@ private Q_SLOTS:
     void badPairsAreRefusedWithTheReason()
     {
         const ClusterSpec c = cluster(2, 1);
-        const Trace t = trace({{0, "fastA", 100}, {0, "other", 100}, {0, "fastB", 100}});
+        const Trace t = trace({{0, "fastA", 100}, {0, "unknown-model", 100}, {0, "fastB", 100}});
         const ThroughputTable tab = table();
         auto refused = [&](std::function<void(SchedContext&)> act, const char* needle) {
             Once p;
@@ -170,7 +124,7 @@ private Q_SLOTS:
             }
             return std::string("no error");
         };
-        QCOMPARE(refused([](SchedContext& ctx) { ctx.startShared(0, 1, {0}); }, "pair (fastA, other) at scale 1 is not measured on A"), std::string());
+        QCOMPARE(refused([](SchedContext& ctx) { ctx.startShared(0, 1, {0}); }, "pair (fastA, unknown-model) at scale 1 is not measured on A"), std::string());
         QCOMPARE(refused([](SchedContext& ctx) { ctx.startShared(0, 2, {2}); }, "not measured on B"), std::string());
         QCOMPARE(refused([](SchedContext& ctx) { ctx.startShared(0, 0, {0}); }, "with itself"), std::string());
         QCOMPARE(refused([](SchedContext& ctx) { ctx.startShared(0, 2, {0, 1}); }, "needs 1 GPU(s), got 2"), std::string());
