@@ -81,6 +81,9 @@ struct ClusterBuilder {
             throw IoError(file, 0, "", "no machines");
         if (c.types.empty())
             c.types.push_back(knownGpuType("V100"));
+        for (Machine& m : c.machines) // machines without GPUs (type -1 while reading) take the first type
+            if (m.type < 0)
+                m.type = 0;
         c.name = name;
         c.finalize();
         const std::string err = c.validate();
@@ -159,11 +162,6 @@ ClusterSpec readPaiMachineSpec(const std::string& file)
         }
         b.add(std::move(m));
     }
-    if (b.c.types.empty())
-        b.c.types.push_back(knownGpuType("V100"));
-    for (auto& m : b.c.machines)
-        if (m.type < 0)
-            m.type = 0;
     return b.done(file, "pai2020");
 }
 
@@ -197,11 +195,6 @@ ClusterSpec readOpenbNodes(const std::string& file)
             fail({file, ln, "model"}, "a GPU node needs a GPU model");
         b.add(std::move(m));
     }
-    if (b.c.types.empty())
-        b.c.types.push_back(knownGpuType("V100"));
-    for (auto& m : b.c.machines)
-        if (m.type < 0)
-            m.type = 0;
     return b.done(file, "openb");
 }
 
