@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "metrics/metrics.h"
+#include "policy/gavel/gavelsched.h"
 #include "policy/registry.h"
 #include "sim/engine.h"
 #include "gavelfixture.h"
@@ -179,6 +180,24 @@ private Q_SLOTS:
         again.run();
         QCOMPARE(again.rt(0).end, sim.rt(0).end);
         QCOMPARE(again.rt(1).end, sim.rt(1).end);
+    }
+
+    void idealModeCountsThePairRows()
+    {
+        // the ideal (fluid) mode of an -ss policy has the pair rows: with them both jobs end sooner than when they
+        // can only time-share GPU 0 (alone: the 8000 + 1000 steps share one GPU; paired: both progress at once)
+        const ClusterSpec c = cluster(1, 0);
+        const Trace t = trace({{0, "fastA", 2000}, {0, "fastB", 1000}});
+        const ThroughputTable tab = table();
+        const RunConfig cfg = config();
+        PerfModel pm(c, t, cfg.perf, cfg.seed, &tab);
+        const SimSetup setup {c, t, pm, cfg};
+        const std::vector<double> paired = simulateGavelIdeal(setup, gavel::Objective::MaxMinFairness, {}, false, 4);
+        const std::vector<double> alone = simulateGavelIdeal(setup, gavel::Objective::MaxMinFairness, {}, false, 0);
+        const QString got = QString("paired %1 %2, alone %3 %4").arg(paired[0]).arg(paired[1]).arg(alone[0]).arg(alone[1]);
+        QVERIFY2(paired[0] < alone[0] - 100 && paired[1] < alone[1] - 100, qPrintable(got));
+        // alone, the last job ends when the GPU has done both: 2000 s + 1000 s of work on A
+        QVERIFY2(std::fabs(std::max(alone[0], alone[1]) - 3000) < 1e-3, qPrintable(got));
     }
 };
 

@@ -22,8 +22,13 @@ std::vector<double> simulateGavelIdeal(const ClusterSpec& cluster, const Trace& 
 }
 
 std::vector<double> simulateGavelIdeal(const SimSetup& setup, gavel::Objective objective, const gavel::Options& opts,
-                                       bool entityVc)
+                                       bool entityVc, int pairsPerJob)
 {
+    const ThroughputTable* table = setup.perf.table();
+    const bool pairs = pairsPerJob > 0 && table && table->hasPairs();
+    std::vector<std::string> typeNames;
+    for (const GpuType& t : setup.cluster.types)
+        typeNames.push_back(t.name);
     const ClusterSpec& cluster = setup.cluster;
     const Trace& trace = setup.trace;
     const size_t n = trace.jobs.size();
@@ -61,6 +66,12 @@ std::vector<double> simulateGavelIdeal(const SimSetup& setup, gavel::Objective o
                 r.sloLeft = jb.submit + jb.deadlines.front().offset - now;
             r.entity = entityVc ? jb.vc : jb.user; // the LP only compares entities for equality
             p.jobs.push_back(std::move(r));
+        }
+        if (pairs) { // space sharing: a pair row's co-located throughput counts in both members' rates
+            std::vector<std::string> models;
+            for (int j : active)
+                models.push_back(trace.jobs[size_t(j)].model >= 0 ? trace.models[size_t(trace.jobs[size_t(j)].model)] : std::string());
+            addGavelPairs(p, models, *table, typeNames, pairsPerJob, opts.packThreshold);
         }
         const gavel::Solution s = gavel::solve(p, objective, opts);
         double step = next < n ? trace.jobs[next].submit - now : std::numeric_limits<double>::infinity();

@@ -241,7 +241,7 @@ std::vector<std::pair<std::string, double>> GavelScheduler::runStats() const
 {
     std::vector<std::pair<std::string, double>> st;
     if (m_ideal && m_setup) {
-        const std::vector<double> ideal = simulateGavelIdeal(*m_setup, m_objective, m_lpOpts, m_entityVc);
+        const std::vector<double> ideal = simulateGavelIdeal(*m_setup, m_objective, m_lpOpts, m_entityVc, m_spaceSharing ? m_pairsPerJob : 0);
         double sumIdeal = 0, sumMech = 0;
         int both = 0;
         for (size_t j = 0; j < ideal.size(); ++j)

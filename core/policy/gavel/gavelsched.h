@@ -125,8 +125,8 @@ namespace ss {
 std::vector<double> simulateGavelIdeal(const ClusterSpec& cluster, const Trace& trace, const ThroughputTable* table,
                                        gavel::Objective objective, bool agnostic, const PerfConfig& perf = {});
 /// The same on a run's setup with the policy's own LP options (entities: virtual clusters when `entityVc`,
-/// else users). Space-sharing pair rows are not modelled: the ideal of an -ss policy is its plain LP's.
+/// else users). `pairsPerJob` > 0 (an -ss policy) adds the space-sharing pair rows as the round mechanism does.
 std::vector<double> simulateGavelIdeal(const SimSetup& setup, gavel::Objective objective, const gavel::Options& opts,
-                                       bool entityVc);
+                                       bool entityVc, int pairsPerJob = 0);
 
 } // namespace ss
