@@ -141,6 +141,7 @@ int cmdReproduce(Args& a)
     const int iterations = int(a.getInt("iterations", 10));
     const int evalEvery = int(a.getInt("eval-every", 2));
     const int episodeJobs = int(a.getInt("episode-jobs", 200));
+    const int workers = workersFromArgs(a);
     const std::string perfSpec = a.get("perf", "");
     const std::string outMd = a.get("out", "");
     // --load-per-gpus N: the arrival rate (after --load-scale) is the one meant for an N-GPU cluster; each
@@ -279,6 +280,7 @@ int cmdReproduce(Args& a)
                     learn::TrainConfig c = reproduceTrainConfig(policy, cluster, train, perf, seed, iterations,
                                                                 episodeJobs, evalEvery);
                     c.validTrace = valid;
+                    c.workers = workers;
                     ckpt = (std::filesystem::temp_directory_path()
                             / ("ss-reproduce-" + std::to_string(::getpid()) + "-" + policy + "-"
                                + fileSafe(shown[cname]) + "-" + std::to_string(seed) + ".sscp"))
@@ -288,6 +290,7 @@ int cmdReproduce(Args& a)
                 }
                 // One run per evaluation slice, through the run layer's plan and executor.
                 ExecOptions ex;
+                ex.threads = workers; // results come back in plan order whatever thread ran them
                 ex.onError = [](size_t, const std::string& e) { throw std::runtime_error(e); };
                 std::vector<RunOutput> outs(nSlices);
                 ex.onResult = [&](size_t k, RunOutput& o) { outs[k] = std::move(o); };
@@ -410,7 +413,7 @@ int cmdReproduce(Args& a)
 CliCommand c2("reproduce",
               "--trace FILE [--clusters das-small,das-medium,das-large] [--seeds 1,2,3] [--holdout 0.3] "
               "[--validation 0] [--iterations 10] [--eval-every 2] [--load-per-gpus N] [--eval-windows A:B,...] "
-              "[--out TABLE.md] [--rows R1,R2,...] [--db DB [--shard i/N | --from-db | --slurm [--slurm-tasks N] "
+              "[--out TABLE.md] [--rows R1,R2,...] [--workers N] [--db DB [--shard i/N | --from-db | --slurm [--slurm-tasks N] "
               "[--slurm-dir DIR] [--slurm-opt OPT]... [--slurm-no-submit]]] | --figure5 --trace FILE [--cluster das-small] "
               "[--heads-list 1,2,4,8] [--tau-list 16,32,64,128] [--seeds 1,2,3] [--iterations 10] [--out TABLE.md] "
               "[--csv FILE [--png PREFIX]] : the DAS Table 1 shape (--load-per-gpus: scale the arrival rate to each cluster's GPU count; "
