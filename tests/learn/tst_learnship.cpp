@@ -1,8 +1,10 @@
 // Issue 26: parallel episode collection (identical results for every worker count), the bad-input promise of
 // checkpoints (another feature version, cluster or variant refused naming both; a training run killed part way
 // leaves its last checkpoint whole and resumable) and `reproduce --shipped`.
+#include <QRegularExpression>
 #include <QtTest>
 
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -232,6 +234,55 @@ private Q_SLOTS:
         QVERIFY2(r.out.contains(QByteArray(", ") + QByteArray::number(info.iterations + 1) + " iterations"),
                  r.out.constData());
         QCOMPARE(readCheckpointInfo(ck.toStdString()).iterations, info.iterations + 1);
+    }
+
+    void reproduceShippedScoresCheckpointsWithoutTraining()
+    {
+        // Two checkpoints made by `train` in a folder; `reproduce --shipped --checkpoints DIR` scores them on the
+        // held-out slice. With perf seeds 1, 7920 and 15839 (TrainConfig::evalSeed of seed 1) its DAS cell is the
+        // held-out figure `train` printed for the policy it wrote.
+        const QString dir = QString::fromStdString(tmp("ship"));
+        QVERIFY(QDir().mkpath(dir));
+        QByteArray printed;
+        for (const char* v : {"das", "da"}) {
+            const sstest::CliResult t = sstest::runCli(
+                {"train", "--policy", v, "--cluster", "das-case", "--trace", "sample-traces/das-small-200.csv",
+                 "--iterations", "1", "--episode-jobs", "40", "--seed", "1", "--out",
+                 dir + "/" + v + "-das-case.sscp"});
+            QVERIFY2(t.code == 0, t.err.constData());
+            if (QByteArray(v) == "das")
+                printed = t.out;
+        }
+        const QRegularExpression written("written policy \\(iteration 1\\) ([0-9.]+) min \\$([0-9.]+)");
+        const QRegularExpressionMatch w = written.match(QString::fromUtf8(printed));
+        QVERIFY2(w.hasMatch(), printed.constData());
+        const QStringList common = {"reproduce", "--shipped", "--trace", "sample-traces/das-small-200.csv",
+                                    "--clusters", "das-case", "--seeds", "1,7920,15839"};
+        const sstest::CliResult r = sstest::runCli(common + QStringList{"--checkpoints", dir, "--rows",
+                                                                         "FIFO-FirstFit,DA,DAS"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QVERIFY2(r.out.contains("no training") && !r.err.contains("iter "), r.out.constData());
+        const QRegularExpression row("\\| DAS \\| ([0-9.]+) \\| ([0-9.]+) \\|");
+        const QRegularExpressionMatch m = row.match(QString::fromUtf8(r.out));
+        QVERIFY2(m.hasMatch(), r.out.constData());
+        QVERIFY2(std::abs(m.captured(1).toDouble() - w.captured(1).toDouble()) < 0.006
+                     && std::abs(m.captured(2).toDouble() - w.captured(2).toDouble()) < 0.0006,
+                 qPrintable(m.captured(0) + " vs " + w.captured(0)));
+        QVERIFY(r.out.contains("| DA |") && r.out.contains("| FIFO-FirstFit |"));
+        // A missing checkpoint: refused before anything runs, naming the variant, the cluster and the path.
+        const sstest::CliResult miss = sstest::runCli(common + QStringList{"--checkpoints", dir, "--rows", "DA+MC"});
+        QCOMPARE(miss.code, 2);
+        QVERIFY2(miss.err.contains("no checkpoint for da+mc on das-case")
+                     && miss.err.contains((dir + "/da+mc-das-case.sscp").toUtf8()),
+                 miss.err.constData());
+        // A checkpoint of another variant under the row's name: both named.
+        const QString wrong = QString::fromStdString(tmp("wrong"));
+        QVERIFY(QDir().mkpath(wrong));
+        QVERIFY(QFile::copy(dir + "/das-das-case.sscp", wrong + "/da-das-case.sscp"));
+        const sstest::CliResult bad = sstest::runCli(common + QStringList{"--checkpoints", wrong, "--rows", "DA"});
+        QCOMPARE(bad.code, 2);
+        QVERIFY2(bad.err.contains("is das on cluster 'das-case'") && bad.err.contains("the row is da on 'das-case'"),
+                 bad.err.constData());
     }
 };
 
