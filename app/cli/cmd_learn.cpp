@@ -228,7 +228,8 @@ int cmdTrain(Args& a)
             if (s.validMeanJctMin >= 0)
                 std::fprintf(stderr, "  validation JCT %.2f min fee $%.3f (best: iteration %d)", s.validMeanJctMin,
                              s.validMeanFeeUsd, s.bestIteration);
-            std::fprintf(stderr, "  (%.1f s, %.0f steps/s)\n", s.seconds, s.stepsPerSecond);
+            std::fprintf(stderr, "  (%.1f s, %.0f steps/s; collection %.1f s on %d worker%s)\n", s.seconds,
+                         s.stepsPerSecond, s.collectSeconds, cfg.workers, cfg.workers == 1 ? "" : "s");
         }
         if (csv)
             csv << s.iteration << ',' << s.envSteps << ',' << s.meanReward << ',' << s.policyLossOrder << ','

@@ -278,9 +278,11 @@ bool TorchTrainer::step()
         seeds.push_back(d->rng.next());
     }
     std::vector<double> epJct(static_cast<size_t>(E));
+    const auto tc = std::chrono::steady_clock::now();
     parallelTasks(E, c.workers, [&](int e) {
         epJct[size_t(e)] = d->runEval(windows[size_t(e)], &eps[size_t(e)], seeds[size_t(e)], true).first;
     });
+    st.collectSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - tc).count();
     double jctSum = 0;
     for (double j : epJct)
         jctSum += j;

@@ -89,6 +89,7 @@ struct TrainStats {
     int bestIteration = -1;        ///< iteration whose policy save() writes (-1 = the current one)
     double seconds = 0;            ///< wall time of this iteration
     double stepsPerSecond = 0;
+    double collectSeconds = 0;     ///< wall time of this iteration's episode collection (cfg.workers threads)
 };
 
 class Trainer {

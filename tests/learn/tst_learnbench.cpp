@@ -208,15 +208,20 @@ private Q_SLOTS:
                 loadavg = -1;
             std::fclose(f);
         }
-        double base = 0, baseEval = 0;
+        double base = 0, baseEval = 0, baseCollect = 0;
         std::pair<double, double> firstEval;
         for (int w : {1, 2}) {
             c.workers = w;
             ss::learn::Trainer t(c);
             const auto t0 = std::chrono::steady_clock::now();
             long long steps = 0;
-            while (t.step())
+            double collect = 0;
+            while (t.step()) {
                 steps = t.lastStats().envSteps;
+                collect += t.lastStats().collectSeconds;
+            }
+            if (w == 1)
+                baseCollect = collect;
             const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             const auto e0 = std::chrono::steady_clock::now();
             const auto ev = t.evaluate(eval);
@@ -228,12 +233,12 @@ private Q_SLOTS:
             } else {
                 QCOMPARE(ev, firstEval);
             }
-            std::printf("BENCH das training, %d worker(s): %.0f env steps/s, %.2f episodes/s (%d iterations of %d "
-                        "%d-job episodes, %.2f s, x%.2f); evaluation (3 replicas, %zu jobs) %.2f s (x%.2f); "
-                        "das-small, load average %.2f, %u hardware threads\n",
-                        w, steps / sec, c.iterations * c.episodesPerIteration / sec, c.iterations,
-                        c.episodesPerIteration, c.episodeJobs, sec, base / sec, eval.jobs.size(), esec,
-                        baseEval / esec, loadavg, std::thread::hardware_concurrency());
+            std::printf("BENCH das training, %d worker(s): collection %.2f episodes/s (%.0f env steps/s, x%.2f); whole "
+                        "iterations %.0f env steps/s (%d iterations of %d %d-job episodes, %.2f s, x%.2f); evaluation "
+                        "(3 replicas, %zu jobs) %.2f s (x%.2f); das-small, load average %.2f, %u hardware threads\n",
+                        w, c.iterations * c.episodesPerIteration / collect, steps / collect, baseCollect / collect,
+                        steps / sec, c.iterations, c.episodesPerIteration, c.episodeJobs, sec, base / sec,
+                        eval.jobs.size(), esec, baseEval / esec, loadavg, std::thread::hardware_concurrency());
             QVERIFY(steps > 0);
         }
     }
