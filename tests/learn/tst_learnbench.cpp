@@ -195,7 +195,7 @@ private Q_SLOTS:
         g.maxGpus = 8;
         c.trace = generateTrace(g);
         c.trace.sortBySubmit();
-        g.jobs = 150;
+        g.jobs = 400;
         g.seed = 6;
         Trace eval = generateTrace(g);
         eval.sortBySubmit();
@@ -225,7 +225,9 @@ private Q_SLOTS:
                 baseCollect = collect;
             const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             const auto e0 = std::chrono::steady_clock::now();
+            const std::clock_t c0 = std::clock(); // CPU time of every thread of the process
             const auto ev = t.evaluate(eval);
+            const double ecpu = double(std::clock() - c0) / CLOCKS_PER_SEC;
             const double esec = std::chrono::duration<double>(std::chrono::steady_clock::now() - e0).count();
             if (w == 1) {
                 base = sec;
@@ -236,10 +238,10 @@ private Q_SLOTS:
             }
             std::printf("BENCH das training, %d worker(s): collection %.2f episodes/s (%.0f env steps/s, x%.2f); whole "
                         "iterations %.0f env steps/s (%d iterations of %d %d-job episodes, %.2f s, x%.2f); evaluation "
-                        "(3 replicas, %zu jobs) %.2f s (x%.2f); das-small, load average %.2f, %u hardware threads\n",
+                        "(3 replicas, %zu jobs) %.2f s (x%.2f, CPU %.2f s); das-small, load average %.2f, %u hardware threads\n",
                         w, c.iterations * c.episodesPerIteration / collect, steps / collect, baseCollect / collect,
                         steps / sec, c.iterations, c.episodesPerIteration, c.episodeJobs, sec, base / sec,
-                        eval.jobs.size(), esec, baseEval / esec, loadavg, std::thread::hardware_concurrency());
+                        eval.jobs.size(), esec, baseEval / esec, ecpu, loadavg, std::thread::hardware_concurrency());
             QVERIFY(steps > 0);
         }
     }
