@@ -10,6 +10,7 @@
 #include <map>
 #include <numeric>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -25,11 +26,21 @@
 namespace ss::cli {
 namespace {
 
+// The command recorded in a checkpoint leaves out --workers: the file is the same for every worker count.
 std::string joinArgs(int argc, char** argv)
 {
     std::string s;
-    for (int i = 0; i < argc; ++i)
-        s += (i ? " " : "") + std::string(argv[i]);
+    for (int i = 0; i < argc; ++i) {
+        const std::string w = argv[i];
+        if (w == "--workers") {
+            if (i + 1 < argc && std::string(argv[i + 1]).rfind("--", 0) != 0)
+                ++i;
+            continue;
+        }
+        if (w.rfind("--workers=", 0) == 0)
+            continue;
+        s += (s.empty() ? "" : " ") + w;
+    }
     return s;
 }
 
@@ -67,6 +78,16 @@ learn::TrainConfig reproduceTrainConfig(const std::string& policy, const Cluster
     return c;
 }
 
+int workersFromArgs(Args& a)
+{
+    const long w = a.getInt("workers", 0);
+    if (w < 0)
+        throw UsageError("--workers must be >= 0 (0: one per hardware thread)");
+    if (w > 0)
+        return int(w);
+    return std::max(1, int(std::thread::hardware_concurrency()));
+}
+
 void trainAndSave(const learn::TrainConfig& c, const std::string& path)
 {
     learn::Trainer tr(c);
@@ -89,6 +110,7 @@ learn::TrainConfig trainConfigFromArgs(Args& a)
     c.evalReplicas = int(a.getInt("eval-replicas", c.evalReplicas));
     if (c.evalReplicas < 1)
         throw UsageError("--eval-replicas must be >= 1");
+    c.workers = workersFromArgs(a);
     c.ppoEpochs = int(a.getInt("epochs", 4));
     c.minibatch = int(a.getInt("minibatch", 256));
     c.lr = a.getDouble("lr", c.lr);
@@ -132,6 +154,11 @@ int cmdTrain(Args& a)
     // median -0.14; docs/REPRODUCTION.md "Training defaults").
     const double holdout = a.getDouble("holdout", 0.3);
     const bool quiet = a.flag("quiet");
+    // --save-every K: the policy so far is written to --out every K iterations (write-then-rename, so a run
+    // killed part way leaves the last one whole; `--resume` it continues). 0: only at the end.
+    const long saveEvery = a.getInt("save-every", 1);
+    if (saveEvery < 0)
+        throw UsageError("--save-every must be >= 0");
     Trace trace = loadTraceFromArgs(a, !quiet);
     if (a.has("eval-trace")) {
         c.evalTrace = loadTraceFromArgs(a, !quiet, "eval-trace");
@@ -201,7 +228,8 @@ int cmdTrain(Args& a)
             if (s.validMeanJctMin >= 0)
                 std::fprintf(stderr, "  validation JCT %.2f min fee $%.3f (best: iteration %d)", s.validMeanJctMin,
                              s.validMeanFeeUsd, s.bestIteration);
-            std::fprintf(stderr, "  (%.1f s, %.0f steps/s)\n", s.seconds, s.stepsPerSecond);
+            std::fprintf(stderr, "  (%.1f s, %.0f steps/s; collection %.1f s on %d worker%s)\n", s.seconds,
+                         s.stepsPerSecond, s.collectSeconds, cfg.workers, cfg.workers == 1 ? "" : "s");
         }
         if (csv)
             csv << s.iteration << ',' << s.envSteps << ',' << s.meanReward << ',' << s.policyLossOrder << ','
@@ -209,6 +237,8 @@ int cmdTrain(Args& a)
                 << s.trainMeanJctMin << ',' << s.evalMeanJctMin << ',' << s.evalMeanFeeUsd << ',' << s.seconds << ','
                 << s.stepsPerSecond << ',' << s.validMeanJctMin << ',' << s.validMeanFeeUsd << ',' << s.bestIteration
                 << ',' << s.criticError << '\n' << std::flush; // live curve for a watching plot
+        if (saveEvery > 0 && s.iteration % saveEvery == 0 && s.iteration < cfg.iterations)
+            tr.save(out);
     }
     tr.save(out);
     if (tr.bestIteration() >= 0)
@@ -247,9 +277,10 @@ int cmdTrain(Args& a)
                     "range %.2f to %.2f min (%+.1f %% to %+.1f %%)\n", n, m, 100.0 * (m / b - 1.0), lo, hi,
                     100.0 * (lo / b - 1.0), 100.0 * (hi / b - 1.0));
     }
-    std::printf("wrote %s (%s on %s, %d iterations, %lld env steps, %.1f s training, %.0f env steps/s)\n", out.c_str(),
-                cfg.policy.c_str(), cfg.cluster.name.c_str(), tr.iteration(), static_cast<long long>(totalSteps),
-                totalSec, totalSec > 0 ? double(totalSteps) / totalSec : 0.0);
+    std::printf("wrote %s (%s on %s, %d iterations, %lld env steps, %.1f s training, %.0f env steps/s, %d worker%s)\n",
+                out.c_str(), cfg.policy.c_str(), cfg.cluster.name.c_str(), tr.iteration(),
+                static_cast<long long>(totalSteps), totalSec, totalSec > 0 ? double(totalSteps) / totalSec : 0.0,
+                cfg.workers, cfg.workers == 1 ? "" : "s");
     return 0;
 }
 
@@ -277,8 +308,11 @@ struct ArgvCapture {
 CliCommand c1("train",
               "--policy das|da|da+mc|da+rwgp --cluster C --trace FILE --seed S --out CKPT [--iterations 30] "
               "[--eval-trace FILE | --holdout 0.3] [--validation 0] [--eval-every 2] [--resume CKPT] [--curve CSV] [--rwgp similarity|seed] "
+              "[--workers N] [--save-every 1] "
               ": MAPPO training (--holdout: evaluate on the last F of the trace, never trained on; --validation: "
-              "keep the best policy on the last F of the training jobs instead of the last one; 0 turns either off)",
+              "keep the best policy on the last F of the training jobs instead of the last one; 0 turns either off; "
+              "--workers: episodes run at once, default one per hardware thread, same result for every N; --save-every K: "
+              "write --out every K iterations, so that a run killed part way leaves the last one whole for --resume)",
               &cmdTrain);
 
 } // namespace

@@ -104,13 +104,14 @@ bool isTrained(const std::string& policy)
 /// The evaluation runs of one (policy, seed) cell already in `store`, one (JCT, fee) per evaluation input in
 /// order; empty when any is missing. Runs are matched by experiment, policy, seed and the fingerprints of the
 /// evaluation trace and cluster, so a shard's database, the merged one and a resumed one all answer alike.
-std::vector<std::pair<double, double>> storedCell(const RunStore& store, const std::vector<RunInputs>& inputs,
-                                                  const std::string& policy, uint64_t seed)
+std::vector<std::pair<double, double>> storedCell(const RunStore& store, const std::string& experiment,
+                                                  const std::vector<RunInputs>& inputs, const std::string& policy,
+                                                  uint64_t seed)
 {
     std::vector<std::pair<double, double>> out;
     for (const RunInputs& in : inputs) {
         RunFilter f;
-        f.experiment = "reproduce";
+        f.experiment = experiment;
         f.policy = policy;
         f.traceFingerprint = traceFingerprint(*in.trace);
         f.clusterFingerprint = in.cluster->fingerprint();
@@ -124,6 +125,24 @@ std::vector<std::pair<double, double>> storedCell(const RunStore& store, const s
         out.push_back({s.out.summary.meanJctMin, s.out.summary.meanFeeUsd});
     }
     return out;
+}
+
+/// reproduce --shipped: the checkpoint of learned row `policy` on `cluster`, <dir>/<policy>-<cluster>.sscp, checked
+/// before anything runs. Throws UsageError for a missing file or one made for another variant or cluster (naming
+/// both); the loader's own errors (another feature version, corruption) name the file and both versions.
+std::string shippedCheckpointFor(const std::string& dir, const std::string& policy, const ClusterSpec& cluster)
+{
+    const std::string path = (std::filesystem::path(dir) / (policy + "-" + cluster.name + ".sscp")).string();
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec))
+        throw UsageError("--shipped: no checkpoint for " + policy + " on " + cluster.name + " (looked for " + path
+                         + "; resources/checkpoints/README.md has the command that makes it)");
+    const learn::CheckpointInfo info = learn::readCheckpointInfo(path);
+    if (info.policy != policy || info.clusterFingerprint != cluster.fingerprint())
+        throw UsageError("--shipped: " + path + " is " + info.policy + " on cluster '" + info.clusterName
+                         + "' (fingerprint " + info.clusterFingerprint + "), the row is " + policy + " on '"
+                         + cluster.name + "' (fingerprint " + cluster.fingerprint() + ")");
+    return path;
 }
 
 int cmdReproduce(Args& a)
@@ -141,6 +160,14 @@ int cmdReproduce(Args& a)
     const int iterations = int(a.getInt("iterations", 10));
     const int evalEvery = int(a.getInt("eval-every", 2));
     const int episodeJobs = int(a.getInt("episode-jobs", 200));
+    const int workers = workersFromArgs(a);
+    // --shipped: the learned rows run the checkpoints in --checkpoints DIR (default: the shipped ones) instead of
+    // training; runs stored under their own experiment name.
+    const bool shipped = a.flag("shipped");
+    const std::string ckptDir = a.get("checkpoints", checkpointDirectory());
+    if (shipped && ckptDir.empty())
+        throw UsageError("--shipped: no checkpoint folder found (pass --checkpoints DIR)");
+    const std::string experiment = shipped ? "reproduce-shipped" : "reproduce";
     const std::string perfSpec = a.get("perf", "");
     const std::string outMd = a.get("out", "");
     // --load-per-gpus N: the arrival rate (after --load-scale) is the one meant for an N-GPU cluster; each
@@ -185,6 +212,13 @@ int cmdReproduce(Args& a)
     Trace full = loadTraceFromArgs(a, true, "trace", a.has("eval-windows") ? &raw : nullptr);
     const std::vector<EvalSlice> windows = evalWindowsFromArgs(a, raw);
     a.finish();
+    if (shipped) // every checkpoint the table needs, before anything runs
+        for (const std::string& cname : clusters) {
+            const ClusterSpec cluster = readCluster(cname);
+            for (const auto& [label, policy] : rows)
+                if (isTrained(policy))
+                    shippedCheckpointFor(ckptDir, policy, cluster);
+        }
     if (array) // the trace and every option were checked here first
         return submitSlurmArray(*array);
     std::optional<RunStore> store;
@@ -246,7 +280,7 @@ int cmdReproduce(Args& a)
                 if (cell % shardCount != shardIndex)
                     continue;
                 if (store) {
-                    const auto have = storedCell(*store, evalInputs, policy, seed);
+                    const auto have = storedCell(*store, experiment, evalInputs, policy, seed);
                     if (!have.empty()) {
                         ++cellsStored;
                         for (size_t k = 0; k < nSlices; ++k) {
@@ -275,10 +309,13 @@ int cmdReproduce(Args& a)
                             std::remove(path.c_str());
                     }
                 } removeCkpt{ckpt};
-                if (isTrained(policy)) {
+                if (isTrained(policy) && shipped) {
+                    spec.options.checkpoint = shippedCheckpointFor(ckptDir, policy, cluster);
+                } else if (isTrained(policy)) {
                     learn::TrainConfig c = reproduceTrainConfig(policy, cluster, train, perf, seed, iterations,
                                                                 episodeJobs, evalEvery);
                     c.validTrace = valid;
+                    c.workers = workers;
                     ckpt = (std::filesystem::temp_directory_path()
                             / ("ss-reproduce-" + std::to_string(::getpid()) + "-" + policy + "-"
                                + fileSafe(shown[cname]) + "-" + std::to_string(seed) + ".sscp"))
@@ -288,6 +325,7 @@ int cmdReproduce(Args& a)
                 }
                 // One run per evaluation slice, through the run layer's plan and executor.
                 ExecOptions ex;
+                ex.threads = workers; // results come back in plan order whatever thread ran them
                 ex.onError = [](size_t, const std::string& e) { throw std::runtime_error(e); };
                 std::vector<RunOutput> outs(nSlices);
                 ex.onResult = [&](size_t k, RunOutput& o) { outs[k] = std::move(o); };
@@ -297,7 +335,7 @@ int cmdReproduce(Args& a)
                     sums[k].second += outs[k].summary.meanFeeUsd;
                     if (store) {
                         // a learned run's checkpoint was scratch: the stored spec names it, the file is gone
-                        store->saveRun("reproduce", outs[k], {}, true);
+                        store->saveRun(experiment, outs[k], {}, true);
                     }
                 }
             }
@@ -394,11 +432,12 @@ int cmdReproduce(Args& a)
             md += "\n";
         }
     }
-    std::printf("trace %s: train %zu jobs (+%zu validation), evaluate %zu jobs%s; %zu seed(s); %d training "
-                "iterations per learned policy%s%s\n\n%s", full.name.c_str(), trainBase.jobs.size(),
-                validBase.jobs.size(), evalBase.jobs.size(),
+    const std::string learned = shipped ? "learned rows: the checkpoints in " + ckptDir + ", no training"
+                                        : std::to_string(iterations) + " training iterations per learned policy";
+    std::printf("trace %s: train %zu jobs (+%zu validation), evaluate %zu jobs%s; %zu seed(s); %s%s%s\n\n%s",
+                full.name.c_str(), trainBase.jobs.size(), validBase.jobs.size(), evalBase.jobs.size(),
                 nSlices > 1 ? (" and " + std::to_string(windows.size()) + " more window(s)").c_str() : "", seeds.size(),
-                iterations, scaleNote.empty() ? "" : "; ", scaleNote.c_str(), md.c_str());
+                learned.c_str(), scaleNote.empty() ? "" : "; ", scaleNote.c_str(), md.c_str());
     if (!outMd.empty()) {
         std::ofstream f(outMd);
         f << md;
@@ -410,12 +449,13 @@ int cmdReproduce(Args& a)
 CliCommand c2("reproduce",
               "--trace FILE [--clusters das-small,das-medium,das-large] [--seeds 1,2,3] [--holdout 0.3] "
               "[--validation 0] [--iterations 10] [--eval-every 2] [--load-per-gpus N] [--eval-windows A:B,...] "
-              "[--out TABLE.md] [--rows R1,R2,...] [--db DB [--shard i/N | --from-db | --slurm [--slurm-tasks N] "
+              "[--out TABLE.md] [--rows R1,R2,...] [--workers N] [--shipped [--checkpoints DIR]] [--db DB [--shard i/N | --from-db | --slurm [--slurm-tasks N] "
               "[--slurm-dir DIR] [--slurm-opt OPT]... [--slurm-no-submit]]] | --figure5 --trace FILE [--cluster das-small] "
               "[--heads-list 1,2,4,8] [--tau-list 16,32,64,128] [--seeds 1,2,3] [--iterations 10] [--out TABLE.md] "
               "[--csv FILE [--png PREFIX]] : the DAS Table 1 shape (--load-per-gpus: scale the arrival rate to each cluster's GPU count; "
               "--eval-windows: also evaluate on these windows of the trace, outside --window, and print the mean "
-              "over all evaluation slices; --db: store every evaluation run, resumable; --slurm: cells as a Slurm job "
+              "over all evaluation slices; --shipped: the learned rows score the shipped checkpoints "
+              "(<variant>-<cluster>.sscp) instead of training, a missing or mismatched one refused before anything runs; --db: store every evaluation run, resumable; --slurm: cells as a Slurm job "
               "array into shard databases, merged, then the table from the merged one; --figure5: the seed's Figure 5, DAS "
               "JCT and fee over attention heads x RWGP history, RIFLING for reference, as a table, CSV and PNGs)",
               &cmdReproduce);

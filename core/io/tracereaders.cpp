@@ -227,7 +227,44 @@ void readPai2020(TraceBuilder& b, LineReader& r)
     prog.done();
 }
 
-// Alibaba openb 2023 pod lists.
+namespace {
+
+/// The time columns of one openb pod, as written.
+struct OpenbTimes {
+    std::string phase, creation, deletion, scheduled;
+    long line = 0; ///< in the list they come from
+};
+
+/// The times of every pod of an openb list that has them (openb_pod_list_default.csv), by pod name.
+std::unordered_map<std::string, OpenbTimes> openbTimesByName(const std::string& path)
+{
+    const TraceReadOptions opts; // strict: a bad row of the list that gives the times is an error
+    TraceBuilder tb(path, opts, "openb");
+    LineReader r(path);
+    Header h;
+    int cName = -1, cCreate = -1, cDel = -1, cSched = -1, cPhase = -1;
+    std::unordered_map<std::string, OpenbTimes> out;
+    forEachRow(tb, r, ',', h, [&](const std::vector<std::string_view>& v, long ln) {
+        if (cName < 0) {
+            cName = col(h, tb, "name");
+            cCreate = col(h, tb, "creation_time");
+            cDel = col(h, tb, "deletion_time");
+            cSched = h.index("scheduled_time");
+            cPhase = h.index("pod_phase");
+        }
+        OpenbTimes t{cPhase >= 0 ? std::string(trim(v[size_t(cPhase)])) : std::string(),
+                     std::string(trim(v[size_t(cCreate)])), std::string(trim(v[size_t(cDel)])),
+                     cSched >= 0 ? std::string(trim(v[size_t(cSched)])) : std::string(), ln};
+        if (!out.emplace(std::string(trim(v[size_t(cName)])), std::move(t)).second)
+            fail({path, ln, "name"}, "pod '" + std::string(trim(v[size_t(cName)])) + "' listed twice");
+    });
+    return out;
+}
+
+} // namespace
+
+// Alibaba openb 2023 pod lists. A list without time columns (openb_pod_list_multigpu50.csv) takes each pod's
+// times from openb_pod_list_default.csv beside it, by pod name ([I], docs/FORMATS.md).
 void readOpenb(TraceBuilder& b, LineReader& r)
 {
     constexpr double kTraceEnd = 12902960; // deletion_time of pods alive when the trace was cut
@@ -236,6 +273,8 @@ void readOpenb(TraceBuilder& b, LineReader& r)
         cDel = -1, cSched = -1, cNode = -1;
     bool init = false;
     const std::string& f = b.file();
+    std::unordered_map<std::string, OpenbTimes> timesByName; // empty: the list has its own times
+    std::string timesFile;
     forEachRow(b, r, ',', h, [&](const std::vector<std::string_view>& v, long ln) {
         if (!init) {
             cName = h.index("name");
@@ -252,13 +291,48 @@ void readOpenb(TraceBuilder& b, LineReader& r)
             // The published lists name no node; a list exported with the pods' nodes (a Kubernetes pod's
             // spec.nodeName) keeps them for --start-at.
             cNode = h.index("node_name") >= 0 ? h.index("node_name") : h.index("node");
-            if (cCreate < 0 || cDel < 0)
-                throw IoError(f, 1, "creation_time",
-                              "column missing: this pod list has no times (a placement snapshot, not a trace)");
+            if (cCreate < 0 || cDel < 0) {
+                namespace fs = std::filesystem;
+                const fs::path def = fs::path(f).parent_path() / "openb_pod_list_default.csv";
+                std::error_code ec;
+                if (cName < 0 || !fs::is_regular_file(def, ec) || fs::equivalent(def, fs::path(f), ec))
+                    throw IoError(f, 1, "creation_time",
+                                  "column missing: this pod list has no times (a placement snapshot, not a trace), "
+                                  "and no openb_pod_list_default.csv beside it to take them from by pod name");
+                timesFile = def.string();
+                timesByName = openbTimesByName(timesFile);
+                b.trace.notes.push_back("times of each pod from " + def.filename().string() + " by pod name");
+            }
             init = true;
         }
-        if (cPhase >= 0) {
-            const std::string_view ph = trim(v[size_t(cPhase)]);
+        // The time columns: this row's, or those of the pod of the same name in the default list.
+        std::string_view phase = cPhase >= 0 ? trim(v[size_t(cPhase)]) : std::string_view();
+        std::string_view creation, deletion, scheduled;
+        long tl = ln; // line of the time fields in their file
+        if (!timesFile.empty()) {
+            const std::string name(trim(v[size_t(cName)]));
+            const auto it = timesByName.find(name);
+            if (it == timesByName.end()) {
+                if (b.opts().skipBadRows) {
+                    b.skip("no times in openb_pod_list_default.csv");
+                    return;
+                }
+                fail({f, ln, "name"}, "pod '" + name + "' is not in " + timesFile
+                                          + ", which gives this list its times (--skip-bad-rows leaves such pods out)");
+            }
+            phase = it->second.phase;
+            creation = it->second.creation;
+            deletion = it->second.deletion;
+            scheduled = it->second.scheduled;
+            tl = it->second.line;
+        } else {
+            creation = v[size_t(cCreate)];
+            deletion = v[size_t(cDel)];
+            scheduled = cSched >= 0 ? v[size_t(cSched)] : std::string_view();
+        }
+        const std::string tf = timesFile.empty() ? f : timesFile; // the file the time fields come from
+        if (!phase.empty()) {
+            const std::string_view ph = phase;
             if (iequals(ph, "Pending")) {
                 b.skip("never scheduled");
                 return;
@@ -268,7 +342,7 @@ void readOpenb(TraceBuilder& b, LineReader& r)
                 return;
             }
         }
-        const double del = parseNumber(v[size_t(cDel)], {f, ln, "deletion_time"});
+        const double del = parseNumber(deletion, {tf, tl, "deletion_time"});
         if (del >= kTraceEnd) {
             b.skip("still running");
             return;
@@ -276,10 +350,9 @@ void readOpenb(TraceBuilder& b, LineReader& r)
         Job j;
         const int64_t row = b.nextId++;
         j.id = cName >= 0 ? idFromName(v[size_t(cName)], row) : row;
-        j.submit = parseNumber(v[size_t(cCreate)], {f, ln, "creation_time"});
-        const double start = (cSched >= 0 && !trim(v[size_t(cSched)]).empty())
-                                 ? parseNumber(v[size_t(cSched)], {f, ln, "scheduled_time"})
-                                 : j.submit;
+        j.submit = parseNumber(creation, {tf, tl, "creation_time"});
+        const double start =
+            !trim(scheduled).empty() ? parseNumber(scheduled, {tf, tl, "scheduled_time"}) : j.submit;
         j.duration = del - start;
         j.started = start;
         if (cNode >= 0)
@@ -302,7 +375,7 @@ void readOpenb(TraceBuilder& b, LineReader& r)
             j.gpuSpec = b.intern(b.specs, v[size_t(cSpec)]);
         if (cQos >= 0)
             j.qos = b.intern(b.qos, v[size_t(cQos)]);
-        b.add(std::move(j), {f, ln, "deletion_time"});
+        b.add(std::move(j), {tf, tl, "deletion_time"});
     });
 }
 

@@ -3,10 +3,14 @@
 #include "learn/trainer.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <exception>
+#include <mutex>
 #include <numeric>
 #include <stdexcept>
+#include <thread>
 
 #include "learn/moduleapi.h"
 #include "learn/nets.h"
@@ -36,6 +40,54 @@ private:
 };
 
 std::unique_ptr<TrainerBackend> makeTorchTrainer(TrainConfig cfg) { return std::make_unique<TorchTrainer>(std::move(cfg)); }
+
+namespace {
+
+/// Runs task(0..n-1) on min(workers, n) threads (the calling thread is one of them); each task writes only its
+/// own slot of the caller's result vector, so the caller merges in task order whatever thread ran what. Grad
+/// mode is per thread in LibTorch: every worker runs under its own NoGradGuard. at::set_num_threads is
+/// process-wide for the pthreadpool but per thread for OpenMP (a new thread starts at the OpenMP default, the
+/// core count): each worker sets 1 itself, under a lock, so that k workers use k cores and not k x cores. The
+/// first exception (in task order) is rethrown after every thread has joined.
+template <class Task>
+void parallelTasks(int n, int workers, Task task)
+{
+    const int threads = std::max(1, std::min(workers, n));
+    if (threads == 1) {
+        torch::NoGradGuard ng;
+        for (int i = 0; i < n; ++i)
+            task(i);
+        return;
+    }
+    static std::mutex threadsMu;
+    std::atomic<int> next{0};
+    std::vector<std::exception_ptr> errors(static_cast<size_t>(n));
+    auto work = [&] {
+        {
+            std::lock_guard<std::mutex> lock(threadsMu);
+            torch::set_num_threads(1);
+        }
+        torch::NoGradGuard ng;
+        for (int i; (i = next.fetch_add(1)) < n;) {
+            try {
+                task(i);
+            } catch (...) {
+                errors[size_t(i)] = std::current_exception();
+            }
+        }
+    };
+    std::vector<std::thread> pool;
+    for (int t = 1; t < threads; ++t)
+        pool.emplace_back(work);
+    work();
+    for (std::thread& t : pool)
+        t.join();
+    for (const std::exception_ptr& e : errors)
+        if (e)
+            std::rethrow_exception(e);
+}
+
+} // namespace
 
 struct TorchTrainer::Impl {
     TrainConfig cfg;
@@ -97,9 +149,10 @@ struct TorchTrainer::Impl {
     std::pair<double, double> overReplicas(Run run) const
     {
         const int R = std::max(1, cfg.evalReplicas);
+        std::vector<std::pair<double, double>> out(static_cast<size_t>(R));
+        parallelTasks(R, cfg.workers, [&](int k) { out[size_t(k)] = run(cfg.evalSeed(k)); });
         double jct = 0, fee = 0;
-        for (int k = 0; k < R; ++k) {
-            const auto [j, f] = run(cfg.evalSeed(k));
+        for (const auto& [j, f] : out) { // replica order, whatever thread ran each
             jct += j;
             fee += f;
         }
@@ -211,19 +264,28 @@ bool TorchTrainer::step()
     const auto t0 = std::chrono::steady_clock::now();
     TrainStats st;
 
-    // ---- collect
-    std::vector<Episode> eps(static_cast<size_t>(c.episodesPerIteration));
-    double jctSum = 0;
-    {
-        torch::NoGradGuard ng;
-        for (auto& ep : eps) {
-            ep.rewardAlpha = c.rewardAlpha;
-            ep.waitPerGpu = c.waitPerGpu;
-            Trace w = d->window(0);
-            const uint64_t seed = d->rng.next();
-            jctSum += d->runEval(w, &ep, seed, true).first;
-        }
+    // ---- collect: windows and seeds drawn first, in the order one thread drew them; each episode has its own
+    // scheduler, perf-model and action streams (seeded), so episodes can run on cfg.workers threads; merged in
+    // episode order.
+    const int E = c.episodesPerIteration;
+    std::vector<Episode> eps(static_cast<size_t>(E));
+    std::vector<Trace> windows;
+    std::vector<uint64_t> seeds;
+    for (Episode& ep : eps) {
+        ep.rewardAlpha = c.rewardAlpha;
+        ep.waitPerGpu = c.waitPerGpu;
+        windows.push_back(d->window(0));
+        seeds.push_back(d->rng.next());
     }
+    std::vector<double> epJct(static_cast<size_t>(E));
+    const auto tc = std::chrono::steady_clock::now();
+    parallelTasks(E, c.workers, [&](int e) {
+        epJct[size_t(e)] = d->runEval(windows[size_t(e)], &eps[size_t(e)], seeds[size_t(e)], true).first;
+    });
+    st.collectSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - tc).count();
+    double jctSum = 0;
+    for (double j : epJct)
+        jctSum += j;
     st.trainMeanJctMin = jctSum / double(eps.size());
 
     // ---- flatten, values, GAE

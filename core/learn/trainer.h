@@ -34,6 +34,12 @@ struct TrainConfig {
     /// Perf-model seed of evaluation replica k (the same for the policy, the baselines it is compared with,
     /// and a `run` that checks it).
     uint64_t evalSeed(int k) const { return seed + uint64_t(k) * 7919u; }
+    /// Threads that run episodes at once: the training episodes of an iteration and the evaluation replicas
+    /// (each episode has its own scheduler and seeded streams, the windows and seeds are drawn first in one
+    /// order and results merged in episode order, so training statistics and checkpoints are identical for
+    /// every value). 1 here (the GUI's panel and tests run beside other work); `train --workers` defaults to
+    /// the hardware threads.
+    int workers = 1;
     int ppoEpochs = 4;
     int minibatch = 256;          ///< decisions per PPO minibatch
     double lr = 5e-4;
@@ -83,6 +89,7 @@ struct TrainStats {
     int bestIteration = -1;        ///< iteration whose policy save() writes (-1 = the current one)
     double seconds = 0;            ///< wall time of this iteration
     double stepsPerSecond = 0;
+    double collectSeconds = 0;     ///< wall time of this iteration's episode collection (cfg.workers threads)
 };
 
 class Trainer {

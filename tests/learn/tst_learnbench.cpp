@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <thread>
+#include <utility>
 
 #include "learn/learn.h"
 #include "learn/trainer.h"
@@ -175,6 +177,73 @@ private Q_SLOTS:
         std::printf("BENCH das training: %.0f env steps/s (%lld decisions in %.2f s, das-small, 1 thread)\n",
                     steps / sec, steps, sec);
         QVERIFY(steps > 0);
+    }
+
+    void parallelCollection()
+    {
+        // Issue 26: episodes of an iteration and evaluation replicas on 1 and 2 threads (same results, tested in
+        // tst_learnship). Wall time of whole iterations (collection and PPO update: only collection is parallel)
+        // and of one held-out evaluation (3 replicas); the load average is printed with the figures.
+        ss::learn::TrainConfig c;
+        c.policy = "das";
+        c.cluster = makeClusterPreset("das-small");
+        TraceGenConfig g;
+        g.jobs = 400;
+        g.seed = 5;
+        g.load = 1.3;
+        g.clusterGpus = c.cluster.totalGpus();
+        g.maxGpus = 8;
+        c.trace = generateTrace(g);
+        c.trace.sortBySubmit();
+        g.jobs = 400;
+        g.seed = 6;
+        Trace eval = generateTrace(g);
+        eval.sortBySubmit();
+        c.iterations = 2;
+        c.episodesPerIteration = 4; // windows differ in length: with 2 the longer one sets the time
+        c.episodeJobs = 150;
+        c.ppoEpochs = 1;
+        double loadavg = -1;
+        if (FILE* f = std::fopen("/proc/loadavg", "r")) {
+            if (std::fscanf(f, "%lf", &loadavg) != 1)
+                loadavg = -1;
+            std::fclose(f);
+        }
+        double base = 0, baseEval = 0, baseCollect = 0;
+        std::pair<double, double> firstEval;
+        for (int w : {1, 2}) {
+            c.workers = w;
+            ss::learn::Trainer t(c);
+            const auto t0 = std::chrono::steady_clock::now();
+            long long steps = 0;
+            double collect = 0;
+            while (t.step()) {
+                steps = t.lastStats().envSteps;
+                collect += t.lastStats().collectSeconds;
+            }
+            if (w == 1)
+                baseCollect = collect;
+            const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            const auto e0 = std::chrono::steady_clock::now();
+            const std::clock_t c0 = std::clock(); // CPU time of every thread of the process
+            const auto ev = t.evaluate(eval);
+            const double ecpu = double(std::clock() - c0) / CLOCKS_PER_SEC;
+            const double esec = std::chrono::duration<double>(std::chrono::steady_clock::now() - e0).count();
+            if (w == 1) {
+                base = sec;
+                baseEval = esec;
+                firstEval = ev;
+            } else {
+                QCOMPARE(ev, firstEval);
+            }
+            std::printf("BENCH das training, %d worker(s): collection %.2f episodes/s (%.0f env steps/s, x%.2f); whole "
+                        "iterations %.0f env steps/s (%d iterations of %d %d-job episodes, %.2f s, x%.2f); evaluation "
+                        "(3 replicas, %zu jobs) %.2f s (x%.2f, CPU %.2f s); das-small, load average %.2f, %u hardware threads\n",
+                        w, c.iterations * c.episodesPerIteration / collect, steps / collect, baseCollect / collect,
+                        steps / sec, c.iterations, c.episodesPerIteration, c.episodeJobs, sec, base / sec,
+                        eval.jobs.size(), esec, baseEval / esec, ecpu, loadavg, std::thread::hardware_concurrency());
+            QVERIFY(steps > 0);
+        }
     }
 };
 
