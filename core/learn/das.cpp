@@ -11,6 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "learn/critic.h"
 #include "learn/learn.h"
 #include "learn/nets.h"
 #include "learn/policies.h"
@@ -119,7 +120,7 @@ torch::Tensor PlaceNetImpl::forward(const torch::Tensor& x)
 
 CriticImpl::CriticImpl(const AgentConfig& c)
 {
-    l1 = register_module("l1", torch::nn::Linear(kGlobalFeatures, 2 * c.dModel));
+    l1 = register_module("l1", torch::nn::Linear(c.qCritic() ? kQInput : kGlobalFeatures, 2 * c.dModel));
     l2 = register_module("l2", torch::nn::Linear(2 * c.dModel, 2 * c.dModel));
     l3 = register_module("l3", torch::nn::Linear(2 * c.dModel, 1));
 }
@@ -129,12 +130,31 @@ torch::Tensor CriticImpl::forward(const torch::Tensor& g)
     return l3(torch::tanh(l2(torch::tanh(l1(g))))).squeeze(-1);
 }
 
+torch::Tensor qInput(const torch::Tensor& global, const torch::Tensor& jobs, const torch::Tensor& jobRows,
+                     const torch::Tensor& machineRows)
+{
+    const int64_t K = jobRows.size(0);
+    auto g = global.reshape({1, kGlobalFeatures}).expand({K, kGlobalFeatures});
+    auto oj = jobs.mean(0).reshape({1, kJobFeatures}).expand({K, kJobFeatures});
+    return torch::cat({g, oj, jobRows, machineRows}, -1);
+}
+
+torch::Tensor criticMachineRows(const torch::Tensor& placeInput)
+{
+    using torch::indexing::Slice;
+    return torch::cat({placeInput.index({"...", Slice(0, kMachineFeatures)}),
+                       placeInput.index({"...", Slice(kMachineFeatures + kJobFeatures, kPlaceInput)})},
+                      -1);
+}
+
 DasAgent::DasAgent(AgentConfig c, uint64_t initSeed) : cfg(std::move(c))
 {
     if (cfg.dModel < 4 || cfg.heads < 1 || cfg.dModel % cfg.heads != 0 || cfg.layers < 1 || cfg.maxQueue < 1)
         throw std::invalid_argument("DAS: d_model must be a multiple of heads, layers >= 1");
     if (cfg.variant != "das" && cfg.variant != "da" && cfg.variant != "da+mc" && cfg.variant != "da+rwgp")
         throw std::invalid_argument("DAS: unknown variant '" + cfg.variant + "' (das, da, da+mc, da+rwgp)");
+    if (cfg.critic != "v" && cfg.critic != "q")
+        throw std::invalid_argument("DAS: critic must be v or q, not '" + cfg.critic + "'");
     torch::manual_seed(initSeed);
     order = OrderNet(cfg);
     place = PlaceNet(cfg);
@@ -295,6 +315,7 @@ public:
         }
         m_lastT = -1;
         m_pendingWeight = 0;
+        m_mc.reseed(0x51edc0deULL); // the Q-critic's Monte Carlo probabilities: their own stream, never ctx.rng()
         m_machineIn.assign(size_t(m_M) * kPlaceInput, 0.f);
         m_mfeat.assign(size_t(m_M) * kMachineFeatures, 0.f);
     }
@@ -361,24 +382,45 @@ public:
         std::stable_sort(idx.begin(), idx.end(), [&](int a, int b) { return rho[size_t(a)] > rho[size_t(b)]; });
 
         StepSample* step = nullptr;
+        const bool qCritic = m_agent->cfg.qCritic() && (m_collect || ctx.recording());
+        torch::Tensor globalT;
+        if (m_collect || ctx.recording()) {
+            std::vector<float> g(kGlobalFeatures);
+            globalFeatures(ctx, queue, g.data());
+            globalT = torch::from_blob(g.data(), {kGlobalFeatures}, torch::kFloat).clone();
+        }
+        // The Q-critic's ordering action a^j: the first job of the order that can start now (the one the placement
+        // agent places first), and its alternatives, every job that could start now.
+        std::vector<char> fits;
+        int topJob = -1;
+        if (qCritic) {
+            fits.resize(size_t(N));
+            for (int i = 0; i < N; ++i)
+                fits[size_t(i)] = canFitNow(ctx, queue[size_t(i)]) ? 1 : 0;
+            for (int i : idx)
+                if (fits[size_t(i)]) {
+                    topJob = i;
+                    break;
+                }
+        }
+        m_firstPlacement = qCritic;
+        m_firstRows = torch::Tensor();
+        m_topMachine = -1;
         if (m_collect) {
             m_collect->steps.emplace_back();
             step = &m_collect->steps.back();
-            std::vector<float> g(kGlobalFeatures);
-            globalFeatures(ctx, queue, g.data());
-            step->global = torch::from_blob(g.data(), {kGlobalFeatures}, torch::kFloat).clone();
+            step->global = globalT;
             step->jobs = x.squeeze(0);
             step->rho = torch::from_blob(rho.data(), {N}, torch::kFloat).clone();
             step->logpOrder =
                 orderLogProb(mu, logstd, step->rho, torch::ones({N})).item<float>();
-        }
-        if (ctx.recording()) {
-            std::vector<ScoredJob> ranked;
-            const float* pg = gate.defined() ? gate.squeeze(0).contiguous().data_ptr<float>() : nullptr;
-            for (int i : idx)
-                ranked.push_back(ScoredJob{queue[size_t(i)], rho[size_t(i)], std::exp(ps[i]),
-                                           pg ? pg[i] : kNoScore});
-            ctx.recordQueue(std::move(ranked));
+            if (qCritic) {
+                step->topJob = topJob;
+                std::vector<float> muV(pm, pm + N), sdV(static_cast<size_t>(N));
+                for (int i = 0; i < N; ++i)
+                    sdV[size_t(i)] = std::exp(ps[i]);
+                step->orderTop = topChoiceProbabilities(muV, sdV, fits, kCriticSamples, m_mc);
+            }
         }
 
         // --- placement agent, job by job in priority order
@@ -412,12 +454,51 @@ public:
         }
         if (step)
             step->reward += rewardSum / kPenaltyNorm;
+        if (ctx.recording()) {
+            // The critic inside this decision: Q of every job that could start as the ordering action (the
+            // placement action as taken) and of every machine as the placement action (the ordering action as
+            // taken); with a V-critic only V(s), which cannot rank alternatives.
+            std::vector<float> qJob(static_cast<size_t>(N), kNoScore), qMachine;
+            if (qCritic && topJob >= 0 && m_firstRows.defined()) {
+                auto jobs = x.squeeze(0);
+                std::vector<int64_t> alt;
+                for (int i = 0; i < N; ++i)
+                    if (fits[size_t(i)])
+                        alt.push_back(i);
+                const int64_t A = int64_t(alt.size());
+                auto altIdx = torch::tensor(alt, torch::kLong);
+                auto top = m_firstRows[m_topMachine].unsqueeze(0);
+                auto qj = m_agent->critic->forward(
+                                         qInput(globalT, jobs, jobs.index_select(0, altIdx), top.expand({A, kCriticMachine})))
+                              .contiguous();
+                const int64_t Mm = m_firstRows.size(0);
+                auto qm = m_agent->critic->forward(qInput(globalT, jobs, jobs[topJob].unsqueeze(0).expand({Mm, kJobFeatures}),
+                                                          m_firstRows))
+                              .contiguous();
+                for (int64_t a = 0; a < A; ++a)
+                    qJob[size_t(alt[size_t(a)])] = qj.data_ptr<float>()[a];
+                qMachine.assign(qm.data_ptr<float>(), qm.data_ptr<float>() + Mm);
+                ctx.recordCritic('q', qMachine[size_t(m_topMachine)], queue[size_t(topJob)], std::move(qMachine));
+            } else if (!m_agent->cfg.qCritic()) {
+                ctx.recordCritic('v', m_agent->critic->forward(globalT.unsqueeze(0)).item<float>());
+            }
+            std::vector<ScoredJob> ranked;
+            const float* pg = gate.defined() ? gate.squeeze(0).contiguous().data_ptr<float>() : nullptr;
+            for (int i : idx) {
+                ScoredJob sj{queue[size_t(i)], rho[size_t(i)], std::exp(ps[i]), pg ? pg[i] : kNoScore};
+                sj.critic = qJob[size_t(i)];
+                ranked.push_back(sj);
+            }
+            ctx.recordQueue(std::move(ranked));
+        }
         updatePendingWeight(ctx);
     }
 
 private:
     // Reward normaliser: a constant instead of N' so the waiting penalty grows with the queue ([I], §2.7).
     static constexpr double kPenaltyNorm = 16.0;
+    // Monte Carlo draws for the acting policies' top-choice probabilities (the Q-critic's baselines, [I]).
+    static constexpr int kCriticSamples = 64;
     std::shared_ptr<DasAgent> m_agent;
     Episode* m_collect;
     bool m_sampleOrder, m_samplePlace, m_backfill, m_compact;
@@ -429,6 +510,11 @@ private:
     double m_lastT = -1;
     double m_pendingWeight = 0;
     std::vector<float> m_machineIn, m_mfeat;
+    // The Q-critic's view of this decision's first placement (placeJob fills it): its machines and the top one.
+    Rng m_mc{1};
+    bool m_firstPlacement = false;
+    torch::Tensor m_firstRows;
+    int m_topMachine = -1;
 
     // A compact placement for a job wider than one machine whose walk down the agent's order spread, or none.
     static std::vector<GpuSlot> compactWideJob(const SchedContext& ctx, int j, const std::vector<int>& order,
@@ -456,6 +542,31 @@ private:
         const double waitEnds = wholeMachinesFreeAt(ctx, j, first) + predictedRunSeconds(ctx, j, first, fewest);
         const double startNowEnds = ctx.now() + predictedRunSeconds(ctx, j, any);
         return startNowEnds <= waitEnds ? any : std::vector<GpuSlot>{};
+    }
+
+    /// P(machine m scores highest) under the placement policy N(mu, s^2 Sigma) (Sigma = Sigma_GP with RWGP, else I),
+    /// by Monte Carlo on the Q-critic's own stream.
+    std::vector<float> placeTopProbabilities(const float* mu, double s, bool rw)
+    {
+        const int M = m_M;
+        std::vector<float> p(static_cast<size_t>(M), 0.f);
+        Eigen::VectorXd z(M);
+        for (int k = 0; k < kCriticSamples; ++k) {
+            for (int m = 0; m < M; ++m)
+                z(m) = m_mc.normal();
+            Eigen::VectorXd e;
+            if (rw) {
+                e = m_gp.choleskyL().triangularView<Eigen::Lower>() * z;
+                e *= s / std::sqrt(std::max(1e-12, m_gp.params().priorVar));
+            } else
+                e = s * z;
+            int best = 0;
+            for (int m = 1; m < M; ++m)
+                if (mu[m] + e(m) > mu[best] + e(best))
+                    best = m;
+            p[size_t(best)] += 1.f / float(kCriticSamples);
+        }
+        return p;
     }
 
     void updatePendingWeight(const SchedContext& ctx)
@@ -511,6 +622,17 @@ private:
         std::vector<int> order(static_cast<size_t>(M));
         std::iota(order.begin(), order.end(), 0);
         std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return score(a) > score(b); });
+        if (m_firstPlacement) {
+            // The Q-critic's placement action A^c: this decision's first placement, by the machine scored highest.
+            m_firstPlacement = false;
+            m_firstRows = criticMachineRows(in).clone();
+            m_topMachine = order.front();
+            if (step) {
+                step->machines = m_firstRows;
+                step->topMachine = m_topMachine;
+                step->placeTop = placeTopProbabilities(pm, s, rw);
+            }
+        }
         std::vector<GpuSlot> slots = collectSlots(ctx, j, order);
         // [I] Consolidate or wait: a placement spread over more machines than the job needs pays the cross-machine
         // (and often cross-switch) slowdown for its whole run, in time and in fee, so such a job waits for room,
@@ -597,6 +719,7 @@ CheckpointInfo torchReadCheckpointInfo(const std::string& path)
     i.trainTrace = m.trainTrace;
     i.command = m.command;
     i.rwgpKernel = m.agent.rwgpKernel;
+    i.critic = m.agent.critic;
     i.formatVersion = int(kCheckpointVersion);
     i.iterations = m.iterations;
     i.dModel = m.agent.dModel;
@@ -646,6 +769,10 @@ public:
         std::string path = m_opts.checkpoint;
         const bool explicitPath = !path.empty();
         const bool untrained = m_opts.param("das.untrained", "0") == "1";
+        // das.critic=v|q: the critic the run demands ("" = the checkpoint's); a checkpoint of the other kind is refused.
+        const std::string critic = m_opts.param("das.critic", "");
+        if (!critic.empty() && critic != "v" && critic != "q")
+            throw std::invalid_argument("das.critic must be v or q, not '" + critic + "'");
         if (!explicitPath && !untrained)
             path = shippedCheckpoint(m_variant, setup.cluster.name);
         std::shared_ptr<DasAgent> agent;
@@ -655,6 +782,9 @@ public:
             if (meta.agent.variant != m_variant)
                 throw std::runtime_error(path + ": checkpoint is for policy '" + meta.agent.variant + "', not '"
                                          + m_variant + "'");
+            if (!critic.empty() && meta.agent.critic != critic)
+                throw std::runtime_error(path + ": checkpoint has a " + meta.agent.critic + "-critic, the run demands "
+                                         + "das.critic=" + critic);
             const std::string fp = setup.cluster.fingerprint();
             if (meta.clusterFingerprint != fp && m_opts.param("das.allow_other_cluster", "0") != "1") {
                 if (explicitPath)
@@ -680,6 +810,8 @@ public:
             c.variant = m_variant;
             c.tau = int(m_opts.paramD("das.tau", c.tau));
             c.heads = int(m_opts.paramD("das.heads", c.heads));
+            if (!critic.empty())
+                c.critic = critic;
             agent = std::make_shared<DasAgent>(c, 1);
         }
         agent->order->eval();
