@@ -478,7 +478,8 @@ public:
                 for (int64_t a = 0; a < A; ++a)
                     qJob[size_t(alt[size_t(a)])] = qj.data_ptr<float>()[a];
                 qMachine.assign(qm.data_ptr<float>(), qm.data_ptr<float>() + Mm);
-                ctx.recordCritic('q', qMachine[size_t(m_topMachine)], queue[size_t(topJob)], std::move(qMachine));
+                const float taken = qMachine[size_t(m_topMachine)];
+                ctx.recordCritic('q', taken, queue[size_t(topJob)], std::move(qMachine));
             } else if (!m_agent->cfg.qCritic()) {
                 ctx.recordCritic('v', m_agent->critic->forward(globalT.unsqueeze(0)).item<float>());
             }
