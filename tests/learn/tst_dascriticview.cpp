@@ -73,10 +73,10 @@ private Q_SLOTS:
 
         // Stepper: a "Q critic" column after the δ gate, the logged Q per queued job, "—" where it could not start.
         QueueModel queue;
-        queue.setDecision(das->out->log.get(), das->trace.get(), k);
         GateColumnModel m(&queue, QueueModel::PriorityStd);
         QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
         m.setDecision(das->out->log, k);
+        queue.setDecision(das->trace, das->out->log, k);
         QCOMPARE(m.gateColumn(), int(QueueModel::PriorityStd) + 1);
         QCOMPARE(m.criticColumn(), m.gateColumn() + 1);
         QCOMPARE(m.columnCount(), queue.columnCount() + 2);
@@ -133,9 +133,9 @@ private Q_SLOTS:
         QVERIFY(k >= 0);
         const DecisionRecord& r = log.records[size_t(k)];
         QueueModel queue;
-        queue.setDecision(das->out->log.get(), das->trace.get(), k);
         GateColumnModel m(&queue, QueueModel::PriorityStd);
         m.setDecision(das->out->log, k);
+        queue.setDecision(das->trace, das->out->log, k);
         QCOMPARE(m.criticColumn(), -1); // nothing to rank
         QCOMPARE(criticJobMatrix(r, das->trace.get()).rows, 0);
         DasHeatmaps maps(nullptr);
