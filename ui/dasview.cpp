@@ -76,7 +76,7 @@ HeatmapData criticJobMatrix(const DecisionRecord& r, const Trace* trace)
         return d;
     d.rows = 1;
     d.cols = int(r.queue.size());
-    d.rowLabels << QObject::tr("Q(s, job first)");
+    d.rowLabels << QStringLiteral("Q");
     for (const ScoredJob& q : r.queue) {
         d.values.push_back(q.critic);
         d.colLabels << jobLabel(trace, q.job);
@@ -95,7 +95,7 @@ HeatmapData criticMachineMatrix(const DecisionRecord& r, int machineCount, const
     d.rows = 1;
     d.cols = int(p->critic.size());
     d.values = p->critic;
-    d.rowLabels << QObject::tr("Q(s, machine) · %1").arg(jobLabel(trace, p->job));
+    d.rowLabels << QObject::tr("Q · %1").arg(jobLabel(trace, p->job));
     d.rowJobs.push_back(p->job);
     for (size_t k = 0; k < p->critic.size(); ++k) {
         const int m = p->machineOf(k);
@@ -427,6 +427,9 @@ QMimeData* GateColumnModel::mimeData(const QModelIndexList& indexes) const
 DasHeatmaps::DasHeatmaps(ExportMenus* exports, QWidget* parent) : QWidget(parent)
 {
     setObjectName(QStringLiteral("dasHeatmaps"));
+    // Up to five maps and a line share the affinity map's cell of the dock, in two columns: the ordering agent's gate
+    // and the RWGP posterior on the left (as before the critic), the critic on the right. Their floors stay low, so
+    // that a DAS run does not make the dock (and the window) taller than other runs do.
     auto* g = new QGridLayout(this);
     g->setContentsMargins(0, 0, 0, 0);
     g->setVerticalSpacing(2);
@@ -441,24 +444,20 @@ DasHeatmaps::DasHeatmaps(ExportMenus* exports, QWidget* parent) : QWidget(parent
     m_critic->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_mean = new HeatmapView(this);
     m_var = new HeatmapView(this);
-    // Three maps share the affinity map's cell of the dock: keep their floor low, so that a DAS run does not make
-    // the dock (and the window) taller than the other runs do, nor take rows from the stepper's queue.
     for (HeatmapView* h : {m_gate, m_qJob, m_qMachine, m_mean, m_var})
         h->setMinimumSize(80, 26);
     m_gate->setMinimumHeight(64); // its title, one row and the job labels
     m_qJob->setMinimumHeight(64);
     m_qMachine->setMinimumHeight(64);
     g->addWidget(m_gate, 0, 0);
-    g->addWidget(m_qJob, 1, 0);
-    g->addWidget(m_critic, 2, 0);
-    g->addWidget(m_qMachine, 3, 0);
-    g->addWidget(m_mean, 4, 0);
-    g->addWidget(m_var, 5, 0);
+    g->addWidget(m_mean, 1, 0);
+    g->addWidget(m_var, 2, 0);
+    g->addWidget(m_qJob, 0, 1);
+    g->addWidget(m_critic, 1, 1);
+    g->addWidget(m_qMachine, 2, 1);
     g->setRowStretch(0, 2);
-    g->setRowStretch(1, 2);
-    g->setRowStretch(3, 2);
-    g->setRowStretch(4, 3);
-    g->setRowStretch(5, 3);
+    g->setRowStretch(1, 3);
+    g->setRowStretch(2, 3);
     for (HeatmapView* h : {m_gate, m_qJob, m_qMachine, m_mean, m_var}) {
         connect(h, &HeatmapView::jobSelected, this, &DasHeatmaps::jobSelected);
         if (exports)
