@@ -3,6 +3,7 @@
 #include <QFont>
 #include <QGridLayout>
 #include <QMimeData>
+#include <QVBoxLayout>
 #include <QObject>
 
 #include <algorithm>
@@ -108,19 +109,19 @@ HeatmapData criticMachineMatrix(const DecisionRecord& r, int machineCount, const
 QString criticSummary(const DecisionRecord& r, const Trace* trace, const QStringList& machineNames)
 {
     if (r.criticKind == 'v')
-        return QObject::tr("Critic: V(s) = %1. A state-value critic scores the state, not the actions: it cannot rank "
-                           "the alternatives of this decision (train with --critic q for that).")
+        return QObject::tr("Critic: V(s) = %1.\nA state-value critic\ncannot rank alternatives\n(train --critic q for Q).")
             .arg(num(r.criticValue));
     if (r.criticKind != 'q')
         return {};
     QString t = QObject::tr("Critic: Q(s, a) = %1 for the action taken").arg(num(r.criticValue));
+    // Short lines (the label does not wrap: a wrapping label's height-for-width would make the dock taller).
     const ScoredJob* first = chosenJob(r);
     const ScoredJob* bestJob = nullptr;
     for (const ScoredJob& q : r.queue)
         if (!std::isnan(q.critic) && (!bestJob || q.critic > bestJob->critic))
             bestJob = &q;
     if (first && bestJob)
-        t += QObject::tr("; ordering: job %1 first (best Q: job %2, %3)")
+        t += QObject::tr(";\nordering: job %1 first (best Q: job %2, %3)")
                  .arg(jobLabel(trace, first->job), jobLabel(trace, bestJob->job), num(bestJob->critic));
     if (const PlacementRecord* p = criticPlacement(r)) {
         size_t best = 0;
@@ -128,7 +129,7 @@ QString criticSummary(const DecisionRecord& r, const Trace* trace, const QString
             if (p->critic[k] > p->critic[best])
                 best = k;
         const int m = p->machineOf(best);
-        t += QObject::tr("; placement: best Q on %1 (%2)")
+        t += QObject::tr(";\nplacement: best Q on %1 (%2)")
                  .arg(m >= 0 && m < machineNames.size() ? machineNames[m] : QStringLiteral("m%1").arg(m),
                       num(p->critic[best]));
     }
@@ -440,8 +441,10 @@ DasHeatmaps::DasHeatmaps(ExportMenus* exports, QWidget* parent) : QWidget(parent
     m_qMachine->setObjectName(QStringLiteral("dasCriticMachines"));
     m_critic = new QLabel(this);
     m_critic->setObjectName(QStringLiteral("dasCritic"));
-    m_critic->setWordWrap(true);
     m_critic->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // A few short lines that take the room the maps leave, never more (the dock does not grow for them).
+    m_critic->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Ignored);
+    m_critic->setAlignment(Qt::AlignLeft | Qt::AlignTop);
     m_mean = new HeatmapView(this);
     m_var = new HeatmapView(this);
     for (HeatmapView* h : {m_gate, m_qJob, m_qMachine, m_mean, m_var})
@@ -452,12 +455,23 @@ DasHeatmaps::DasHeatmaps(ExportMenus* exports, QWidget* parent) : QWidget(parent
     g->addWidget(m_gate, 0, 0);
     g->addWidget(m_mean, 1, 0);
     g->addWidget(m_var, 2, 0);
-    g->addWidget(m_qJob, 0, 1);
-    g->addWidget(m_critic, 1, 1);
-    g->addWidget(m_qMachine, 2, 1);
     g->setRowStretch(0, 2);
     g->setRowStretch(1, 3);
     g->setRowStretch(2, 3);
+    // The critic's maps and line beside them, in their own column that exists only while it has something to show
+    // (an empty grid column still made the dock taller).
+    m_criticBox = new QWidget(this);
+    auto* c = new QVBoxLayout(m_criticBox);
+    c->setContentsMargins(0, 0, 0, 0);
+    c->setSpacing(2);
+    m_qJob->setParent(m_criticBox);
+    m_critic->setParent(m_criticBox);
+    m_qMachine->setParent(m_criticBox);
+    c->addWidget(m_qJob, 2);
+    c->addWidget(m_critic, 3);
+    c->addWidget(m_qMachine, 3);
+    g->addWidget(m_criticBox, 0, 1, 3, 1);
+    m_criticBox->hide();
     for (HeatmapView* h : {m_gate, m_qJob, m_qMachine, m_mean, m_var}) {
         connect(h, &HeatmapView::jobSelected, this, &DasHeatmaps::jobSelected);
         if (exports)
@@ -490,7 +504,14 @@ void DasHeatmaps::showDecision(const RunEntry& run, int k)
     m_qMachine->setAutoColorRange();
     m_qMachine->setVisible(q && qm.rows > 0);
     m_critic->setText(criticSummary(r, run.trace.get(), names));
+    m_critic->setToolTip(m_critic->text());
     m_critic->setVisible(critic);
+    m_criticBox->setVisible(critic);
+    // The critic's column takes 2/5 of the width while it shows (its line has no width of its own: Ignored).
+    if (auto* g = qobject_cast<QGridLayout*>(layout())) {
+        g->setColumnStretch(0, critic ? 3 : 0);
+        g->setColumnStretch(1, critic ? 2 : 0);
+    }
     HeatmapData g = gateMatrix(r, run.trace.get());
     g.title = tr("Gate δ, decision %1 (0 own features, 1 queue context)").arg(k + 1);
     m_gate->setData(g);

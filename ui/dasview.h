@@ -120,6 +120,7 @@ private:
     HeatmapView* m_qJob = nullptr;
     HeatmapView* m_qMachine = nullptr;
     QLabel* m_critic = nullptr;
+    QWidget* m_criticBox = nullptr;
 };
 
 } // namespace ss::ui

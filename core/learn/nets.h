@@ -1,6 +1,6 @@
 #pragma once
 // INTERNAL to core/learn (includes LibTorch): the DAS networks, the checkpoint format and the hooks the
-// trainer uses to collect experience from the DAS scheduler. Only das.cpp and trainer.cpp include this.
+// trainer uses to collect experience from the DAS scheduler. Only das.cpp, daspolicy.cpp and trainer.cpp include this.
 #include <memory>
 #include <string>
 #include <vector>

@@ -94,11 +94,12 @@ void Replayer::seek(int k)
 //   queue item: job(zz delta) flags(bit0 std, bit1 gate, bit2 critic) priority(f32) [std f32] [gate f32] [critic f32]
 //   placement: job(zz) slots(count, gpu, milli) machines(count, values) affinity(count, f32...)
 //              affinityVar(count, f32...) reason rwgpMean(count, f32...) rwgpVar(count, f32...)
-//              critic(count, f32...; version 6)
 //   admission: job(zz) verdict score(f32) reason
-//   allocation: type count; when > 0: type names (length + bytes), jobs[] (deltas), shares(count, f32...),
+//   allocation: type count (version 6: type count x 2 + 1 when the record has a critic, so that a record without one
+//               costs no byte more); when the type count > 0: type names (length + bytes), jobs[] (deltas), shares(count, f32...),
 //               estimated(count, bytes), note (length + bytes; version 4)
-//   critic (version 6): kind (varint: 0 none, else the character 'q' or 'v'), then value(f32) when kind != 0
+//   critic (version 6, only when flagged): kind (varint, the character 'q' or 'v'), value(f32), then the placements
+//           with a critic's value per machine: count, then per placement its index (varint) and critic(count, f32...)
 //   reason: index into a table built as the stream goes; index == size: a new string follows (length +
 //           bytes); index == size + 1: a literal string not added (past 256 distinct reasons).
 // Older layouts still read: file version 1 (plain zig-zag ints, flags byte after the priority, literal
@@ -321,8 +322,6 @@ public:
                 p.rwgpMean = floats();
                 p.rwgpVar = floats();
             }
-            if (l.critic)
-                p.critic = floats();
         }
         if (l.admissions) {
             r.admissions.resize(count());
@@ -336,9 +335,17 @@ public:
                 a.reason = reason(l, reasons);
             }
         }
+        bool hasCritic = false;
         if (l.allocation) {
             AllocationRecord& a = r.allocation;
-            a.types.resize(count());
+            uint64_t types = var();
+            if (l.critic) {
+                hasCritic = types & 1;
+                types >>= 1;
+            }
+            if (types > m_n - m_p)
+                fail("count larger than the data");
+            a.types.resize(size_t(types));
             if (!a.types.empty()) {
                 for (std::string& t : a.types) {
                     const size_t n = count();
@@ -355,13 +362,19 @@ public:
                     a.note = bytes(count());
             }
         }
-        if (l.critic) {
+        if (hasCritic) {
             const uint64_t kind = var();
-            if (kind != 0 && kind != 'q' && kind != 'v')
+            if (kind != 'q' && kind != 'v')
                 fail("bad critic kind");
             r.criticKind = char(kind);
-            if (kind)
-                r.criticValue = f();
+            r.criticValue = f();
+            const size_t n = count();
+            for (size_t i = 0; i < n; ++i) {
+                const uint64_t k = var();
+                if (k >= r.placements.size())
+                    fail("critic of a placement out of range");
+                r.placements[size_t(k)].critic = floats();
+            }
         }
         return r;
     }
@@ -434,7 +447,6 @@ void DecisionRecordEncoder::encode(std::string& b, const DecisionRecord& r)
         reason(b, p.reason);
         putFloats(b, p.rwgpMean);
         putFloats(b, p.rwgpVar);
-        putFloats(b, p.critic);
     }
     putVar(b, r.admissions.size());
     for (const AdmissionRecord& a : r.admissions) {
@@ -444,7 +456,7 @@ void DecisionRecordEncoder::encode(std::string& b, const DecisionRecord& r)
         reason(b, a.reason);
     }
     const AllocationRecord& al = r.allocation;
-    putVar(b, al.empty() ? 0 : al.types.size());
+    putVar(b, uint64_t(al.empty() ? 0 : al.types.size()) * 2 + (r.criticKind ? 1 : 0));
     if (!al.empty() && !al.types.empty()) {
         for (const std::string& t : al.types) {
             putVar(b, t.size());
@@ -458,9 +470,19 @@ void DecisionRecordEncoder::encode(std::string& b, const DecisionRecord& r)
         putVar(b, al.note.size());
         b += al.note;
     }
-    putVar(b, uint64_t(uint8_t(r.criticKind)));
-    if (r.criticKind)
+    if (r.criticKind) {
+        putVar(b, uint64_t(uint8_t(r.criticKind)));
         putF(b, r.criticValue);
+        size_t n = 0;
+        for (const PlacementRecord& p : r.placements)
+            n += !p.critic.empty();
+        putVar(b, n);
+        for (size_t i = 0; i < r.placements.size(); ++i)
+            if (!r.placements[i].critic.empty()) {
+                putVar(b, i);
+                putFloats(b, r.placements[i].critic);
+            }
+    }
 }
 
 std::string encodeDecisionLogBlob(const DecisionLog& log)

@@ -122,8 +122,8 @@ private Q_SLOTS:
 
     void version5StillReads()
     {
-        // A record without placements and without a critic is, in version 6, the version 5 record plus one byte
-        // (critic kind 0): relabel the blob as version 5 and drop that byte, and it must read as before.
+        // A record without a critic costs no byte more in version 6 (its allocation header is 0 either way): the
+        // same bytes relabelled as version 5 read the same.
         DecisionLog log;
         log.machineCount = 2;
         log.gpuCount = 8;
@@ -133,21 +133,30 @@ private Q_SLOTS:
         r.queue = {ScoredJob{2, 0.5f}};
         r.queueLength = 1;
         log.records = {r};
-        std::string blob = encodeDecisionLogBlob(log);
+        const std::string blob = encodeDecisionLogBlob(log);
         QCOMPARE(int(blob[4]), 6); // "SSLB", then the version varint
-        QCOMPARE(int(blob.back()), 0);
         std::string v5 = blob;
         v5[4] = 5;
-        QVERIFY_THROWS_EXCEPTION(std::runtime_error, decodeDecisionLogBlob(v5.data(), v5.size())); // trailing byte
-        v5.pop_back();
         const DecisionLog old = decodeDecisionLogBlob(v5.data(), v5.size());
         QCOMPARE(old.records.size(), size_t(1));
         QCOMPARE(old.records[0].criticKind, char(0));
         QVERIFY(std::isnan(old.records[0].criticValue));
         QCOMPARE(old.records[0].queue[0].job, 2);
+        QCOMPARE(old.records[0].allocation.types.size(), size_t(0));
+        // With a critic, the flag and the critic section follow: [header 1]['v'][f32][placements 0]. Read as
+        // version 5 that header is one allocation type, whose name length ('v' = 118) runs past the data.
+        log.records[0].criticKind = 'v';
+        log.records[0].criticValue = -2.5f;
+        std::string withCritic = encodeDecisionLogBlob(log);
+        QCOMPARE(withCritic.size(), blob.size() + 6);
+        QCOMPARE(decodeDecisionLogBlob(withCritic.data(), withCritic.size()).records[0].criticValue, -2.5f);
+        std::string relabelled = withCritic;
+        relabelled[4] = 5;
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, decodeDecisionLogBlob(relabelled.data(), relabelled.size()));
         // A bad critic kind is corruption.
-        std::string bad = blob;
-        bad.back() = 'x';
+        std::string bad = withCritic;
+        QCOMPARE(bad[bad.size() - 6], 'v');
+        bad[bad.size() - 6] = 'x';
         QVERIFY_THROWS_EXCEPTION(std::runtime_error, decodeDecisionLogBlob(bad.data(), bad.size()));
     }
 
