@@ -113,7 +113,7 @@ QString criticSummary(const DecisionRecord& r, const Trace* trace, const QString
             .arg(num(r.criticValue));
     if (r.criticKind != 'q')
         return {};
-    QString t = QObject::tr("Critic: Q(s, a) = %1 for the action taken").arg(num(r.criticValue));
+    QString t = QObject::tr("Critic: Q(s, a) = %1, action taken").arg(num(r.criticValue));
     // Short lines (the label does not wrap: a wrapping label's height-for-width would make the dock taller).
     const ScoredJob* first = chosenJob(r);
     const ScoredJob* bestJob = nullptr;
@@ -121,7 +121,7 @@ QString criticSummary(const DecisionRecord& r, const Trace* trace, const QString
         if (!std::isnan(q.critic) && (!bestJob || q.critic > bestJob->critic))
             bestJob = &q;
     if (first && bestJob)
-        t += QObject::tr(";\nordering: job %1 first (best Q: job %2, %3)")
+        t += QObject::tr(";\nordering: job %1 first\n(best Q: job %2, %3)")
                  .arg(jobLabel(trace, first->job), jobLabel(trace, bestJob->job), num(bestJob->critic));
     if (const PlacementRecord* p = criticPlacement(r)) {
         size_t best = 0;
@@ -507,10 +507,11 @@ void DasHeatmaps::showDecision(const RunEntry& run, int k)
     m_critic->setToolTip(m_critic->text());
     m_critic->setVisible(critic);
     m_criticBox->setVisible(critic);
-    // The critic's column takes 2/5 of the width while it shows (its line has no width of its own: Ignored).
+    // The critic's column takes half the width with its Q maps, 2/5 with V's line alone (the line has no width of
+    // its own: Ignored), none when hidden.
     if (auto* g = qobject_cast<QGridLayout*>(layout())) {
         g->setColumnStretch(0, critic ? 3 : 0);
-        g->setColumnStretch(1, critic ? 2 : 0);
+        g->setColumnStretch(1, critic ? (q ? 3 : 2) : 0);
     }
     HeatmapData g = gateMatrix(r, run.trace.get());
     g.title = tr("Gate δ, decision %1 (0 own features, 1 queue context)").arg(k + 1);
