@@ -3,6 +3,7 @@
 #include <QFont>
 #include <QGridLayout>
 #include <QMimeData>
+#include <QVBoxLayout>
 #include <QObject>
 
 #include <algorithm>
@@ -41,6 +42,98 @@ bool hasRwgpPosterior(const DecisionRecord& r)
 {
     return std::any_of(r.placements.begin(), r.placements.end(),
                        [](const PlacementRecord& p) { return !p.rwgpMean.empty(); });
+}
+
+bool hasCritic(const DecisionRecord& r)
+{
+    return r.criticKind != 0;
+}
+
+namespace {
+
+const PlacementRecord* criticPlacement(const DecisionRecord& r)
+{
+    for (const PlacementRecord& p : r.placements)
+        if (!p.critic.empty())
+            return &p;
+    return nullptr;
+}
+
+// The job the ordering action put first among those that could start: the first of the queue with a Q.
+const ScoredJob* chosenJob(const DecisionRecord& r)
+{
+    for (const ScoredJob& q : r.queue)
+        if (!std::isnan(q.critic))
+            return &q;
+    return nullptr;
+}
+
+} // namespace
+
+HeatmapData criticJobMatrix(const DecisionRecord& r, const Trace* trace)
+{
+    HeatmapData d;
+    if (r.criticKind != 'q')
+        return d;
+    d.rows = 1;
+    d.cols = int(r.queue.size());
+    d.rowLabels << QStringLiteral("Q");
+    for (const ScoredJob& q : r.queue) {
+        d.values.push_back(q.critic);
+        d.colLabels << jobLabel(trace, q.job);
+        d.colJobs.push_back(q.job);
+    }
+    return d;
+}
+
+HeatmapData criticMachineMatrix(const DecisionRecord& r, int machineCount, const QStringList& machineNames,
+                                const Trace* trace)
+{
+    HeatmapData d;
+    const PlacementRecord* p = r.criticKind == 'q' ? criticPlacement(r) : nullptr;
+    if (!p)
+        return d;
+    d.rows = 1;
+    d.cols = int(p->critic.size());
+    d.values = p->critic;
+    d.rowLabels << QObject::tr("Q · %1").arg(jobLabel(trace, p->job));
+    d.rowJobs.push_back(p->job);
+    for (size_t k = 0; k < p->critic.size(); ++k) {
+        const int m = p->machineOf(k);
+        d.colLabels << (m >= 0 && m < machineNames.size() ? machineNames[m] : QStringLiteral("m%1").arg(m));
+    }
+    (void)machineCount;
+    return d;
+}
+
+QString criticSummary(const DecisionRecord& r, const Trace* trace, const QStringList& machineNames)
+{
+    if (r.criticKind == 'v')
+        return QObject::tr("Critic: V(s) = %1.\nA state-value critic\ncannot rank alternatives\n(train --critic q for Q).")
+            .arg(num(r.criticValue));
+    if (r.criticKind != 'q')
+        return {};
+    QString t = QObject::tr("Critic: Q(s, a) = %1, action taken").arg(num(r.criticValue));
+    // Short lines (the label does not wrap: a wrapping label's height-for-width would make the dock taller).
+    const ScoredJob* first = chosenJob(r);
+    const ScoredJob* bestJob = nullptr;
+    for (const ScoredJob& q : r.queue)
+        if (!std::isnan(q.critic) && (!bestJob || q.critic > bestJob->critic))
+            bestJob = &q;
+    if (first && bestJob)
+        t += QObject::tr(";\nordering: job %1 first\n(best Q: job %2, %3)")
+                 .arg(jobLabel(trace, first->job), jobLabel(trace, bestJob->job), num(bestJob->critic));
+    if (const PlacementRecord* p = criticPlacement(r)) {
+        size_t best = 0;
+        for (size_t k = 1; k < p->critic.size(); ++k)
+            if (p->critic[k] > p->critic[best])
+                best = k;
+        const int m = p->machineOf(best);
+        t += QObject::tr(";\nplacement: best Q on %1 (%2)")
+                 .arg(m >= 0 && m < machineNames.size() ? machineNames[m] : QStringLiteral("m%1").arg(m),
+                      num(p->critic[best]));
+    }
+    return t + QLatin1Char('.');
 }
 
 HeatmapData gateMatrix(const DecisionRecord& r, const Trace* trace)
@@ -107,8 +200,8 @@ HeatmapData rwgpMatrix(const DecisionRecord& r, int machineCount, const QStringL
 
 QString explainDasDecision(const DecisionRecord& r, const Trace& trace, const ClusterSpec& cluster)
 {
-    const bool gate = hasDasGate(r), gp = hasRwgpPosterior(r);
-    if (!gate && !gp)
+    const bool gate = hasDasGate(r), gp = hasRwgpPosterior(r), critic = hasCritic(r);
+    if (!gate && !gp && !critic)
         return {};
     QString h = QObject::tr("<h4>Inside the learned decision (DAS)</h4>");
     if (gate) {
@@ -159,6 +252,35 @@ QString explainDasDecision(const DecisionRecord& r, const Trace& trace, const Cl
             break; // the first scored job: the heatmaps carry the rest
         }
     }
+    if (critic) {
+        QStringList names;
+        for (const Machine& m : cluster.machines)
+            names << QString::fromStdString(m.name);
+        if (r.criticKind == 'q') {
+            // How the critic judged the two actions against their alternatives (the advantage the actors learn from).
+            double lo = 0, hi = 0;
+            int n = 0;
+            for (const ScoredJob& q : r.queue)
+                if (!std::isnan(q.critic)) {
+                    lo = n ? std::min(lo, double(q.critic)) : q.critic;
+                    hi = n ? std::max(hi, double(q.critic)) : q.critic;
+                    ++n;
+                }
+            h += QObject::tr("<p><b>The critic.</b> Training judged each action by the centralised Q-critic "
+                             "Q(O<sup>j</sup>, O<sup>c</sup>, a<sup>j</sup>, A<sup>c</sup>): the value of this state with a "
+                             "given job first and a given machine first. Here Q of the action taken is %1; putting "
+                             "another of the %2 jobs that could start first would score from %3 to %4, and the "
+                             "heatmaps' Q rows show every job and every machine. An actor learns from the difference "
+                             "between Q of what it did and the Q it expected over its own choices. %5</p>")
+                     .arg(num(r.criticValue)).arg(n).arg(num(lo), num(hi), criticSummary(r, &trace, names).toHtmlEscaped());
+        } else {
+            h += QObject::tr("<p><b>The critic.</b> This policy was trained with a state-value critic: V(s) = %1 is "
+                             "what it expects from this state whatever is done, so it cannot say which job or machine "
+                             "would have been better. A checkpoint trained with the seed's Q-critic (train --critic q) "
+                             "shows Q for every alternative.</p>")
+                     .arg(num(r.criticValue));
+        }
+    }
     return h;
 }
 
@@ -190,14 +312,19 @@ void GateColumnModel::setDecision(std::shared_ptr<const DecisionLog> log, int re
     m_record = record;
     const DecisionRecord* r = rec();
     m_show = r && hasDasGate(*r);
+    m_showCritic = r && r->criticKind == 'q';
     endResetModel();
 }
 
 int GateColumnModel::sourceColumn(int column) const
 {
-    if (!m_show || column <= m_after)
+    if (column <= m_after)
         return column;
-    return column == m_after + 1 ? -1 : column - 1;
+    if (column == gateColumn())
+        return -1;
+    if (column == criticColumn())
+        return -2;
+    return column - extraColumns();
 }
 
 int GateColumnModel::rowCount(const QModelIndex& parent) const
@@ -207,7 +334,7 @@ int GateColumnModel::rowCount(const QModelIndex& parent) const
 
 int GateColumnModel::columnCount(const QModelIndex& parent) const
 {
-    return parent.isValid() ? 0 : m_source->columnCount() + (m_show ? 1 : 0);
+    return parent.isValid() ? 0 : m_source->columnCount() + extraColumns();
 }
 
 QVariant GateColumnModel::data(const QModelIndex& index, int role) const
@@ -222,6 +349,22 @@ QVariant GateColumnModel::data(const QModelIndex& index, int role) const
         return m_source->data(m_source->index(index.row(), 0), role); // job index, bold when placed
     if (!r || size_t(index.row()) >= r->queue.size())
         return {};
+    if (sc == -2) {
+        const float q = r->queue[size_t(index.row())].critic;
+        if (std::isnan(q))
+            return role == SortRole    ? QVariant(-1e30)
+                   : role == Qt::ToolTipRole ? QVariant(tr("The job could not start at this decision: not an alternative"))
+                                             : QVariant(QStringLiteral("—"));
+        if (role == SortRole)
+            return double(q);
+        const ScoredJob* first = chosenJob(*r);
+        if (role == Qt::ToolTipRole)
+            return first && first->job == r->queue[size_t(index.row())].job
+                       ? tr("Q = %1: the critic's value of the action taken (this job first, the placement as made)").arg(num(q))
+                       : tr("Q = %1: the critic's value had this job been put first (the placement action held), against "
+                            "%2 for the action taken").arg(num(q), num(r->criticValue));
+        return first && first->job == r->queue[size_t(index.row())].job ? num(q) + QStringLiteral(" ◀") : num(q);
+    }
     const float g = r->queue[size_t(index.row())].gate;
     if (std::isnan(g))
         return role == SortRole ? QVariant(-1.0) : QVariant();
@@ -240,6 +383,14 @@ QVariant GateColumnModel::headerData(int section, Qt::Orientation o, int role) c
     const int sc = sourceColumn(section);
     if (sc >= 0)
         return m_source->headerData(sc, o, role);
+    if (sc == -2) {
+        if (role == Qt::DisplayRole)
+            return tr("Q critic");
+        if (role == Qt::ToolTipRole)
+            return tr("DAS's Q-critic: the value of this decision with the job put first (among the jobs that could "
+                      "start; the placement action as made). ◀ marks the action taken");
+        return {};
+    }
     if (role == Qt::DisplayRole)
         return tr("δ gate");
     if (role == Qt::ToolTipRole)
@@ -277,24 +428,51 @@ QMimeData* GateColumnModel::mimeData(const QModelIndexList& indexes) const
 DasHeatmaps::DasHeatmaps(ExportMenus* exports, QWidget* parent) : QWidget(parent)
 {
     setObjectName(QStringLiteral("dasHeatmaps"));
+    // Up to five maps and a line share the affinity map's cell of the dock, in two columns: the ordering agent's gate
+    // and the RWGP posterior on the left (as before the critic), the critic on the right. Their floors stay low, so
+    // that a DAS run does not make the dock (and the window) taller than other runs do.
     auto* g = new QGridLayout(this);
     g->setContentsMargins(0, 0, 0, 0);
     g->setVerticalSpacing(2);
     m_gate = new HeatmapView(this);
+    m_qJob = new HeatmapView(this);
+    m_qJob->setObjectName(QStringLiteral("dasCriticJobs"));
+    m_qMachine = new HeatmapView(this);
+    m_qMachine->setObjectName(QStringLiteral("dasCriticMachines"));
+    m_critic = new QLabel(this);
+    m_critic->setObjectName(QStringLiteral("dasCritic"));
+    m_critic->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // A few short lines that take the room the maps leave, never more (the dock does not grow for them).
+    m_critic->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Ignored);
+    m_critic->setAlignment(Qt::AlignLeft | Qt::AlignTop);
     m_mean = new HeatmapView(this);
     m_var = new HeatmapView(this);
-    // Three maps share the affinity map's cell of the dock: keep their floor low, so that a DAS run does not make
-    // the dock (and the window) taller than the other runs do, nor take rows from the stepper's queue.
-    for (HeatmapView* h : {m_gate, m_mean, m_var})
+    for (HeatmapView* h : {m_gate, m_qJob, m_qMachine, m_mean, m_var})
         h->setMinimumSize(80, 26);
     m_gate->setMinimumHeight(64); // its title, one row and the job labels
+    m_qJob->setMinimumHeight(64);
+    m_qMachine->setMinimumHeight(64);
     g->addWidget(m_gate, 0, 0);
     g->addWidget(m_mean, 1, 0);
     g->addWidget(m_var, 2, 0);
     g->setRowStretch(0, 2);
     g->setRowStretch(1, 3);
     g->setRowStretch(2, 3);
-    for (HeatmapView* h : {m_gate, m_mean, m_var}) {
+    // The critic's maps and line beside them, in their own column that exists only while it has something to show
+    // (an empty grid column still made the dock taller).
+    m_criticBox = new QWidget(this);
+    auto* c = new QVBoxLayout(m_criticBox);
+    c->setContentsMargins(0, 0, 0, 0);
+    c->setSpacing(2);
+    m_qJob->setParent(m_criticBox);
+    m_critic->setParent(m_criticBox);
+    m_qMachine->setParent(m_criticBox);
+    c->addWidget(m_qJob, 2);
+    c->addWidget(m_critic, 3);
+    c->addWidget(m_qMachine, 3);
+    g->addWidget(m_criticBox, 0, 1, 3, 1);
+    m_criticBox->hide();
+    for (HeatmapView* h : {m_gate, m_qJob, m_qMachine, m_mean, m_var}) {
         connect(h, &HeatmapView::jobSelected, this, &DasHeatmaps::jobSelected);
         if (exports)
             exports->installPlotExport(h);
@@ -306,13 +484,35 @@ void DasHeatmaps::showDecision(const RunEntry& run, int k)
 {
     const DecisionLog& log = *run.out->log;
     const DecisionRecord& r = log.records[size_t(k)];
-    const bool gate = hasDasGate(r), gp = hasRwgpPosterior(r);
-    setVisible(gate || gp);
-    if (!gate && !gp)
+    const bool gate = hasDasGate(r), gp = hasRwgpPosterior(r), critic = hasCritic(r);
+    setVisible(gate || gp || critic);
+    if (!gate && !gp && !critic)
         return;
     QStringList names;
     for (const Machine& m : run.cluster->machines)
         names << QString::fromStdString(m.name);
+    // The critic: Q rows (the chosen action against the alternatives) or, for a V-critic, one line.
+    const bool q = r.criticKind == 'q';
+    HeatmapData qj = criticJobMatrix(r, run.trace.get());
+    qj.title = tr("Q-critic: each job first (ordering action), decision %1").arg(k + 1);
+    m_qJob->setData(qj);
+    m_qJob->setAutoColorRange();
+    m_qJob->setVisible(q && qj.rows > 0);
+    HeatmapData qm = criticMachineMatrix(r, log.machineCount, names, run.trace.get());
+    qm.title = tr("Q-critic: each machine first (placement action)");
+    m_qMachine->setData(qm);
+    m_qMachine->setAutoColorRange();
+    m_qMachine->setVisible(q && qm.rows > 0);
+    m_critic->setText(criticSummary(r, run.trace.get(), names));
+    m_critic->setToolTip(m_critic->text());
+    m_critic->setVisible(critic);
+    m_criticBox->setVisible(critic);
+    // The critic's column takes half the width with its Q maps, 2/5 with V's line alone (the line has no width of
+    // its own: Ignored), none when hidden.
+    if (auto* g = qobject_cast<QGridLayout*>(layout())) {
+        g->setColumnStretch(0, critic ? 3 : 0);
+        g->setColumnStretch(1, critic ? (q ? 3 : 2) : 0);
+    }
     HeatmapData g = gateMatrix(r, run.trace.get());
     g.title = tr("Gate δ, decision %1 (0 own features, 1 queue context)").arg(k + 1);
     m_gate->setData(g);
@@ -339,7 +539,7 @@ void DasHeatmaps::showDecision(const RunEntry& run, int k)
 
 void DasHeatmaps::selectJob(int job)
 {
-    for (HeatmapView* h : {m_gate, m_mean, m_var})
+    for (HeatmapView* h : {m_gate, m_qJob, m_qMachine, m_mean, m_var})
         h->setSelectedJob(job);
 }
 

@@ -129,6 +129,16 @@ learn::TrainConfig trainConfigFromArgs(Args& a)
     c.rwgpKernel = a.get("rwgp", c.rwgpKernel);
     if (c.rwgpKernel != "similarity" && c.rwgpKernel != "seed")
         throw UsageError("--rwgp must be similarity or seed (got '" + c.rwgpKernel + "')");
+    // --critic v|q (or --param das.critic=v|q): unset = v, or the resumed checkpoint's.
+    c.critic = a.get("critic", "");
+    if (c.critic.empty())
+        for (const std::string& p : a.getAll("param")) {
+            if (p.rfind("das.critic=", 0) != 0)
+                throw UsageError("train: --param " + p + " is not a training setting (train takes das.critic=v|q)");
+            c.critic = p.substr(11);
+        }
+    if (!c.critic.empty() && c.critic != "v" && c.critic != "q")
+        throw UsageError("--critic must be v or q (got '" + c.critic + "')");
     c.maxQueue = int(a.getInt("max-queue", c.maxQueue));
     if (a.has("perf"))
         c.perf = PerfConfig::parse(a.get("perf"));
@@ -223,6 +233,8 @@ int cmdTrain(Args& a)
                          "critic err %.4f  ent(%.3f %.3f)  train JCT %.1f min", s.iteration,
                          static_cast<long long>(s.envSteps), s.meanReward, s.policyLossOrder, s.policyLossPlace,
                          s.valueLoss, s.criticError, s.entropyOrder, s.entropyPlace, s.trainMeanJctMin);
+            if (s.targetLag >= 0)
+                std::fprintf(stderr, "  target lag %.4f", s.targetLag);
             if (s.evalMeanJctMin >= 0)
                 std::fprintf(stderr, "  held-out JCT %.2f min fee $%.3f", s.evalMeanJctMin, s.evalMeanFeeUsd);
             if (s.validMeanJctMin >= 0)
@@ -307,7 +319,7 @@ struct ArgvCapture {
 
 CliCommand c1("train",
               "--policy das|da|da+mc|da+rwgp --cluster C --trace FILE --seed S --out CKPT [--iterations 30] "
-              "[--eval-trace FILE | --holdout 0.3] [--validation 0] [--eval-every 2] [--resume CKPT] [--curve CSV] [--rwgp similarity|seed] "
+              "[--eval-trace FILE | --holdout 0.3] [--validation 0] [--eval-every 2] [--resume CKPT] [--curve CSV] [--rwgp similarity|seed] [--critic v|q] "
               "[--workers N] [--save-every 1] "
               ": MAPPO training (--holdout: evaluate on the last F of the trace, never trained on; --validation: "
               "keep the best policy on the last F of the training jobs instead of the last one; 0 turns either off; "

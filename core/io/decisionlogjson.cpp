@@ -55,6 +55,8 @@ JsonValue recordJson(const DecisionRecord& r)
             e["priority_std"] = score(q.priorityStd);
         if (!std::isnan(q.gate))
             e["gate"] = score(q.gate);
+        if (!std::isnan(q.critic))
+            e["critic"] = score(q.critic);
         queue.push(std::move(e));
     }
     o["queue"] = std::move(queue);
@@ -82,9 +84,15 @@ JsonValue recordJson(const DecisionRecord& r)
             e["rwgp_mean"] = scores(p.rwgpMean);
         if (!p.rwgpVar.empty())
             e["rwgp_var"] = scores(p.rwgpVar);
+        if (!p.critic.empty())
+            e["critic"] = scores(p.critic);
         placements.push(std::move(e));
     }
     o["placements"] = std::move(placements);
+    if (r.criticKind) {
+        o["critic_kind"] = JsonValue::makeString(std::string(1, r.criticKind));
+        o["critic_value"] = score(r.criticValue);
+    }
     if (!r.admissions.empty()) {
         JsonValue adm = JsonValue::makeArray();
         for (const AdmissionRecord& a : r.admissions) {

@@ -44,6 +44,8 @@ static std::string metaJson(const CheckpointMeta& m)
     o["max_queue"] = n(m.agent.maxQueue);
     if (m.agent.rwgpKernel != "similarity")
         o["rwgp_kernel"] = t(m.agent.rwgpKernel);
+    if (m.agent.critic != "v")
+        o["critic"] = t(m.agent.critic);
     o["job_features"] = n(kJobFeatures);
     o["machine_features"] = n(kMachineFeatures);
     o["global_features"] = n(kGlobalFeatures);
@@ -185,6 +187,12 @@ static CheckpointMeta metaFrom(const std::map<std::string, std::string>& j, cons
             throw std::runtime_error(path + ": checkpoint header field 'rwgp_kernel' is '" + it->second
                                      + "' (this build knows similarity and seed)");
         m.agent.rwgpKernel = it->second;
+    }
+    if (auto it = j.find("critic"); it != j.end()) {
+        if (it->second != "v" && it->second != "q")
+            throw std::runtime_error(path + ": checkpoint header field 'critic' is '" + it->second
+                                     + "' (this build knows v and q)");
+        m.agent.critic = it->second;
     }
     m.clusterName = get("cluster");
     m.clusterFingerprint = get("cluster_fingerprint");

@@ -17,6 +17,11 @@ struct AgentConfig {
     /// "seed", so checkpoints trained with the default read and write as before; a run uses it unless
     /// `--param das.rwgp` says otherwise.
     std::string rwgpKernel = "similarity";
+    /// Centralised critic: "v" (state value V(s) with GAE, the default) or "q" (the seed's Q_phi(O^j, O^c, a^j, A^c)
+    /// trained by TD against a target network; trainer.cpp). Written only when it is "q", so older checkpoints
+    /// read as "v"; a run that demands a kind (`--param das.critic`) refuses a checkpoint of the other.
+    std::string critic = "v";
+    bool qCritic() const { return critic == "q"; }
     bool mc() const { return variant == "das" || variant == "da+mc"; }
     bool rwgp() const { return variant == "das" || variant == "da+rwgp"; }
 };

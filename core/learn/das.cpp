@@ -11,6 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "learn/critic.h"
 #include "learn/learn.h"
 #include "learn/nets.h"
 #include "learn/policies.h"
@@ -119,7 +120,7 @@ torch::Tensor PlaceNetImpl::forward(const torch::Tensor& x)
 
 CriticImpl::CriticImpl(const AgentConfig& c)
 {
-    l1 = register_module("l1", torch::nn::Linear(kGlobalFeatures, 2 * c.dModel));
+    l1 = register_module("l1", torch::nn::Linear(c.qCritic() ? kQInput : kGlobalFeatures, 2 * c.dModel));
     l2 = register_module("l2", torch::nn::Linear(2 * c.dModel, 2 * c.dModel));
     l3 = register_module("l3", torch::nn::Linear(2 * c.dModel, 1));
 }
@@ -129,12 +130,31 @@ torch::Tensor CriticImpl::forward(const torch::Tensor& g)
     return l3(torch::tanh(l2(torch::tanh(l1(g))))).squeeze(-1);
 }
 
+torch::Tensor qInput(const torch::Tensor& global, const torch::Tensor& jobs, const torch::Tensor& jobRows,
+                     const torch::Tensor& machineRows)
+{
+    const int64_t K = jobRows.size(0);
+    auto g = global.reshape({1, kGlobalFeatures}).expand({K, kGlobalFeatures});
+    auto oj = jobs.mean(0).reshape({1, kJobFeatures}).expand({K, kJobFeatures});
+    return torch::cat({g, oj, jobRows, machineRows}, -1);
+}
+
+torch::Tensor criticMachineRows(const torch::Tensor& placeInput)
+{
+    using torch::indexing::Slice;
+    return torch::cat({placeInput.index({"...", Slice(0, kMachineFeatures)}),
+                       placeInput.index({"...", Slice(kMachineFeatures + kJobFeatures, kPlaceInput)})},
+                      -1);
+}
+
 DasAgent::DasAgent(AgentConfig c, uint64_t initSeed) : cfg(std::move(c))
 {
     if (cfg.dModel < 4 || cfg.heads < 1 || cfg.dModel % cfg.heads != 0 || cfg.layers < 1 || cfg.maxQueue < 1)
         throw std::invalid_argument("DAS: d_model must be a multiple of heads, layers >= 1");
     if (cfg.variant != "das" && cfg.variant != "da" && cfg.variant != "da+mc" && cfg.variant != "da+rwgp")
         throw std::invalid_argument("DAS: unknown variant '" + cfg.variant + "' (das, da, da+mc, da+rwgp)");
+    if (cfg.critic != "v" && cfg.critic != "q")
+        throw std::invalid_argument("DAS: critic must be v or q, not '" + cfg.critic + "'");
     torch::manual_seed(initSeed);
     order = OrderNet(cfg);
     place = PlaceNet(cfg);
@@ -295,6 +315,7 @@ public:
         }
         m_lastT = -1;
         m_pendingWeight = 0;
+        m_mc.reseed(0x51edc0deULL); // the Q-critic's Monte Carlo probabilities: their own stream, never ctx.rng()
         m_machineIn.assign(size_t(m_M) * kPlaceInput, 0.f);
         m_mfeat.assign(size_t(m_M) * kMachineFeatures, 0.f);
     }
@@ -361,24 +382,45 @@ public:
         std::stable_sort(idx.begin(), idx.end(), [&](int a, int b) { return rho[size_t(a)] > rho[size_t(b)]; });
 
         StepSample* step = nullptr;
+        const bool qCritic = m_agent->cfg.qCritic() && (m_collect || ctx.recording());
+        torch::Tensor globalT;
+        if (m_collect || ctx.recording()) {
+            std::vector<float> g(kGlobalFeatures);
+            globalFeatures(ctx, queue, g.data());
+            globalT = torch::from_blob(g.data(), {kGlobalFeatures}, torch::kFloat).clone();
+        }
+        // The Q-critic's ordering action a^j: the first job of the order that can start now (the one the placement
+        // agent places first), and its alternatives, every job that could start now.
+        std::vector<char> fits;
+        int topJob = -1;
+        if (qCritic) {
+            fits.resize(size_t(N));
+            for (int i = 0; i < N; ++i)
+                fits[size_t(i)] = canFitNow(ctx, queue[size_t(i)]) ? 1 : 0;
+            for (int i : idx)
+                if (fits[size_t(i)]) {
+                    topJob = i;
+                    break;
+                }
+        }
+        m_firstPlacement = qCritic;
+        m_firstRows = torch::Tensor();
+        m_topMachine = -1;
         if (m_collect) {
             m_collect->steps.emplace_back();
             step = &m_collect->steps.back();
-            std::vector<float> g(kGlobalFeatures);
-            globalFeatures(ctx, queue, g.data());
-            step->global = torch::from_blob(g.data(), {kGlobalFeatures}, torch::kFloat).clone();
+            step->global = globalT;
             step->jobs = x.squeeze(0);
             step->rho = torch::from_blob(rho.data(), {N}, torch::kFloat).clone();
             step->logpOrder =
                 orderLogProb(mu, logstd, step->rho, torch::ones({N})).item<float>();
-        }
-        if (ctx.recording()) {
-            std::vector<ScoredJob> ranked;
-            const float* pg = gate.defined() ? gate.squeeze(0).contiguous().data_ptr<float>() : nullptr;
-            for (int i : idx)
-                ranked.push_back(ScoredJob{queue[size_t(i)], rho[size_t(i)], std::exp(ps[i]),
-                                           pg ? pg[i] : kNoScore});
-            ctx.recordQueue(std::move(ranked));
+            if (qCritic) {
+                step->topJob = topJob;
+                std::vector<float> muV(pm, pm + N), sdV(static_cast<size_t>(N));
+                for (int i = 0; i < N; ++i)
+                    sdV[size_t(i)] = std::exp(ps[i]);
+                step->orderTop = topChoiceProbabilities(muV, sdV, fits, kCriticSamples, m_mc);
+            }
         }
 
         // --- placement agent, job by job in priority order
@@ -412,12 +454,52 @@ public:
         }
         if (step)
             step->reward += rewardSum / kPenaltyNorm;
+        if (ctx.recording()) {
+            // The critic inside this decision: Q of every job that could start as the ordering action (the
+            // placement action as taken) and of every machine as the placement action (the ordering action as
+            // taken); with a V-critic only V(s), which cannot rank alternatives.
+            std::vector<float> qJob(static_cast<size_t>(N), kNoScore), qMachine;
+            if (qCritic && topJob >= 0 && m_firstRows.defined()) {
+                auto jobs = x.squeeze(0);
+                std::vector<int64_t> alt;
+                for (int i = 0; i < N; ++i)
+                    if (fits[size_t(i)])
+                        alt.push_back(i);
+                const int64_t A = int64_t(alt.size());
+                auto altIdx = torch::tensor(alt, torch::kLong);
+                auto top = m_firstRows[m_topMachine].unsqueeze(0);
+                auto qj = m_agent->critic->forward(
+                                         qInput(globalT, jobs, jobs.index_select(0, altIdx), top.expand({A, kCriticMachine})))
+                              .contiguous();
+                const int64_t Mm = m_firstRows.size(0);
+                auto qm = m_agent->critic->forward(qInput(globalT, jobs, jobs[topJob].unsqueeze(0).expand({Mm, kJobFeatures}),
+                                                          m_firstRows))
+                              .contiguous();
+                for (int64_t a = 0; a < A; ++a)
+                    qJob[size_t(alt[size_t(a)])] = qj.data_ptr<float>()[a];
+                qMachine.assign(qm.data_ptr<float>(), qm.data_ptr<float>() + Mm);
+                const float taken = qMachine[size_t(m_topMachine)];
+                ctx.recordCritic('q', taken, queue[size_t(topJob)], std::move(qMachine));
+            } else if (!m_agent->cfg.qCritic()) {
+                ctx.recordCritic('v', m_agent->critic->forward(globalT.unsqueeze(0)).item<float>());
+            }
+            std::vector<ScoredJob> ranked;
+            const float* pg = gate.defined() ? gate.squeeze(0).contiguous().data_ptr<float>() : nullptr;
+            for (int i : idx) {
+                ScoredJob sj{queue[size_t(i)], rho[size_t(i)], std::exp(ps[i]), pg ? pg[i] : kNoScore};
+                sj.critic = qJob[size_t(i)];
+                ranked.push_back(sj);
+            }
+            ctx.recordQueue(std::move(ranked));
+        }
         updatePendingWeight(ctx);
     }
 
 private:
     // Reward normaliser: a constant instead of N' so the waiting penalty grows with the queue ([I], §2.7).
     static constexpr double kPenaltyNorm = 16.0;
+    // Monte Carlo draws for the acting policies' top-choice probabilities (the Q-critic's baselines, [I]).
+    static constexpr int kCriticSamples = 64;
     std::shared_ptr<DasAgent> m_agent;
     Episode* m_collect;
     bool m_sampleOrder, m_samplePlace, m_backfill, m_compact;
@@ -429,6 +511,11 @@ private:
     double m_lastT = -1;
     double m_pendingWeight = 0;
     std::vector<float> m_machineIn, m_mfeat;
+    // The Q-critic's view of this decision's first placement (placeJob fills it): its machines and the top one.
+    Rng m_mc{1};
+    bool m_firstPlacement = false;
+    torch::Tensor m_firstRows;
+    int m_topMachine = -1;
 
     // A compact placement for a job wider than one machine whose walk down the agent's order spread, or none.
     static std::vector<GpuSlot> compactWideJob(const SchedContext& ctx, int j, const std::vector<int>& order,
@@ -456,6 +543,31 @@ private:
         const double waitEnds = wholeMachinesFreeAt(ctx, j, first) + predictedRunSeconds(ctx, j, first, fewest);
         const double startNowEnds = ctx.now() + predictedRunSeconds(ctx, j, any);
         return startNowEnds <= waitEnds ? any : std::vector<GpuSlot>{};
+    }
+
+    /// P(machine m scores highest) under the placement policy N(mu, s^2 Sigma) (Sigma = Sigma_GP with RWGP, else I),
+    /// by Monte Carlo on the Q-critic's own stream.
+    std::vector<float> placeTopProbabilities(const float* mu, double s, bool rw)
+    {
+        const int M = m_M;
+        std::vector<float> p(static_cast<size_t>(M), 0.f);
+        Eigen::VectorXd z(M);
+        for (int k = 0; k < kCriticSamples; ++k) {
+            for (int m = 0; m < M; ++m)
+                z(m) = m_mc.normal();
+            Eigen::VectorXd e;
+            if (rw) {
+                e = m_gp.choleskyL().triangularView<Eigen::Lower>() * z;
+                e *= s / std::sqrt(std::max(1e-12, m_gp.params().priorVar));
+            } else
+                e = s * z;
+            int best = 0;
+            for (int m = 1; m < M; ++m)
+                if (mu[m] + e(m) > mu[best] + e(best))
+                    best = m;
+            p[size_t(best)] += 1.f / float(kCriticSamples);
+        }
+        return p;
     }
 
     void updatePendingWeight(const SchedContext& ctx)
@@ -511,6 +623,17 @@ private:
         std::vector<int> order(static_cast<size_t>(M));
         std::iota(order.begin(), order.end(), 0);
         std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return score(a) > score(b); });
+        if (m_firstPlacement) {
+            // The Q-critic's placement action A^c: this decision's first placement, by the machine scored highest.
+            m_firstPlacement = false;
+            m_firstRows = criticMachineRows(in).clone();
+            m_topMachine = order.front();
+            if (step) {
+                step->machines = m_firstRows;
+                step->topMachine = m_topMachine;
+                step->placeTop = placeTopProbabilities(pm, s, rw);
+            }
+        }
         std::vector<GpuSlot> slots = collectSlots(ctx, j, order);
         // [I] Consolidate or wait: a placement spread over more machines than the job needs pays the cross-machine
         // (and often cross-switch) slowdown for its whole run, in time and in fee, so such a job waits for room,
@@ -584,152 +707,6 @@ std::unique_ptr<Scheduler> makeDasScheduler(std::shared_ptr<DasAgent> agent, Epi
 {
     return std::make_unique<DasScheduler>(std::move(agent), collect, sampleOrder, samplePlace, backfill, compact,
                                           wide, rwgpKernel, rwgpLambda);
-}
-
-CheckpointInfo torchReadCheckpointInfo(const std::string& path)
-{
-    CheckpointMeta m;
-    loadCheckpoint(path, &m);
-    CheckpointInfo i;
-    i.policy = m.agent.variant;
-    i.clusterName = m.clusterName;
-    i.clusterFingerprint = m.clusterFingerprint;
-    i.trainTrace = m.trainTrace;
-    i.command = m.command;
-    i.rwgpKernel = m.agent.rwgpKernel;
-    i.formatVersion = int(kCheckpointVersion);
-    i.iterations = m.iterations;
-    i.dModel = m.agent.dModel;
-    i.heads = m.agent.heads;
-    i.layers = m.agent.layers;
-    i.tau = m.agent.tau;
-    i.envSteps = m.envSteps;
-    i.seed = m.seed;
-    return i;
-}
-
-namespace {
-
-// Tells the user which trained policy decides (on stderr, once per file and process: sweeps reset many runs).
-void announceCheckpoint(const std::string& path, const CheckpointMeta& meta)
-{
-    static std::mutex mu;
-    static std::set<std::string> told;
-    std::lock_guard<std::mutex> lock(mu);
-    if (!told.insert(path).second)
-        return;
-    std::fprintf(stderr, "%s: checkpoint %s (trained on %s, seed %llu, %d iterations, %lld decisions)\n",
-                 meta.agent.variant.c_str(), path.c_str(), meta.clusterName.c_str(),
-                 static_cast<unsigned long long>(meta.seed), meta.iterations, static_cast<long long>(meta.envSteps));
-}
-
-WideJobs wideJobsParam(const std::string& v)
-{
-    if (v == "wait")
-        return WideJobs::Wait;
-    if (v == "fast")
-        return WideJobs::Fast;
-    if (v == "degrade")
-        return WideJobs::DelayOrDegrade;
-    throw std::invalid_argument("das.wide must be wait, fast or degrade, not '" + v + "'");
-}
-
-// Resolves the checkpoint at reset (the cluster is known only then) and forwards to DasScheduler.
-class DasPolicy : public Scheduler {
-public:
-    DasPolicy(std::string variant, PolicyOptions opts) : m_variant(std::move(variant)), m_opts(std::move(opts)) {}
-    std::string name() const override { return m_variant; }
-    void reset(const SimSetup& setup) override
-    {
-        torch::set_num_threads(1);
-        m_refused = false;
-        std::string path = m_opts.checkpoint;
-        const bool explicitPath = !path.empty();
-        const bool untrained = m_opts.param("das.untrained", "0") == "1";
-        if (!explicitPath && !untrained)
-            path = shippedCheckpoint(m_variant, setup.cluster.name);
-        std::shared_ptr<DasAgent> agent;
-        if (!path.empty()) {
-            CheckpointMeta meta;
-            agent = loadCheckpoint(path, &meta);
-            if (meta.agent.variant != m_variant)
-                throw std::runtime_error(path + ": checkpoint is for policy '" + meta.agent.variant + "', not '"
-                                         + m_variant + "'");
-            const std::string fp = setup.cluster.fingerprint();
-            if (meta.clusterFingerprint != fp && m_opts.param("das.allow_other_cluster", "0") != "1") {
-                if (explicitPath)
-                    throw std::runtime_error(path + ": checkpoint was trained for cluster '" + meta.clusterName
-                                             + "' (fingerprint " + meta.clusterFingerprint + "), the run uses '"
-                                             + setup.cluster.name + "' (" + fp
-                                             + "); pass das.allow_other_cluster=1 to use it anyway");
-                std::fprintf(stderr, "warning: shipped %s checkpoint %s does not match cluster '%s'; using an "
-                             "untrained policy\n", m_variant.c_str(), path.c_str(), setup.cluster.name.c_str());
-                agent.reset();
-                m_refused = true;
-            } else {
-                announceCheckpoint(path, meta);
-            }
-        } else if (!untrained) {
-            std::fprintf(stderr, "warning: no trained %s checkpoint for cluster '%s'; using a deterministic "
-                         "untrained policy (train one with `schedstudio-cli train`)\n", m_variant.c_str(),
-                         setup.cluster.name.c_str());
-        }
-        m_trained = agent != nullptr;
-        if (!agent) {
-            AgentConfig c;
-            c.variant = m_variant;
-            c.tau = int(m_opts.paramD("das.tau", c.tau));
-            c.heads = int(m_opts.paramD("das.heads", c.heads));
-            agent = std::make_shared<DasAgent>(c, 1);
-        }
-        agent->order->eval();
-        m_inner = makeDasScheduler(agent, nullptr, m_opts.param("das.sample_order", "0") == "1",
-                                   m_opts.param("das.sample_place", "0") == "1", m_opts.backfill,
-                                   m_opts.param("das.compact", "1") != "0", wideJobsParam(m_opts.param("das.wide", "degrade")),
-                                   m_opts.param("das.rwgp", ""), m_opts.paramD("das.rwgp_lambda", 0.5));
-        m_inner->reset(setup);
-    }
-    void schedule(SchedContext& ctx) override { m_inner->schedule(ctx); }
-    std::unique_ptr<Scheduler> clone() const override
-    {
-        auto c = std::make_unique<DasPolicy>(m_variant, m_opts);
-        c->m_trained = m_trained;
-        c->m_refused = m_refused;
-        if (m_inner && !(c->m_inner = m_inner->clone()))
-            return nullptr;
-        return c;
-    }
-    void rebind(const SimSetup& setup) override
-    {
-        if (m_inner)
-            m_inner->rebind(setup);
-    }
-    /// Whether a trained checkpoint ran (checkpoint = 1) or the untrained policy did (0), and whether a
-    /// shipped checkpoint was refused for being trained on another cluster (checkpoint_refused = 1): the
-    /// studio marks such runs and says why, and the store keeps it with the run.
-    std::vector<std::pair<std::string, double>> runStats() const override
-    {
-        std::vector<std::pair<std::string, double>> s{{"checkpoint", m_trained ? 1.0 : 0.0}};
-        if (m_refused)
-            s.push_back({"checkpoint_refused", 1.0});
-        if (m_inner)
-            for (auto& kv : m_inner->runStats())
-                s.push_back(std::move(kv));
-        return s;
-    }
-
-private:
-    std::string m_variant;
-    PolicyOptions m_opts;
-    bool m_trained = false, m_refused = false;
-    std::unique_ptr<Scheduler> m_inner;
-};
-
-} // namespace
-
-std::unique_ptr<Scheduler> makeDasPolicy(const std::string& variant, const PolicyOptions& opts)
-{
-    return std::make_unique<DasPolicy>(variant, opts);
 }
 
 } // namespace ss::learn

@@ -17,6 +17,7 @@ void registerLearnedPolicies();
 struct CheckpointInfo {
     std::string policy, clusterName, clusterFingerprint, trainTrace, command;
     std::string rwgpKernel = "similarity"; ///< the RWGP kernel it was trained with (similarity or seed)
+    std::string critic = "v"; ///< its critic: v (state value, GAE) or q (the seed's Q-critic, TD with a target net)
     int formatVersion = 0, iterations = 0, dModel = 0, heads = 0, layers = 0, tau = 0;
     long long envSteps = 0;
     unsigned long long seed = 0;

@@ -51,6 +51,13 @@ std::vector<ParamSpec> dasParams()
     rwgp.choices = {"similarity", "seed"};
     rwgp.help = "RWGP kernel: similarity (one machine-similarity graph) or seed (per-job P(i) over the links, "
                 "product-graph kernel); default: the checkpoint's";
+    ParamSpec critic;
+    critic.key = "das.critic";
+    critic.type = ParamSpec::Type::Choice;
+    critic.dflt = "";
+    critic.choices = {"v", "q"};
+    critic.help = "critic the run demands: v (state value) or q (the seed's Q-critic); a checkpoint of the other kind is "
+                  "refused; default: the checkpoint's (an untrained agent: v)";
     return {flag("das.sample_order", "0", "sample the ordering (1) instead of acting on the mean scores"),
             flag("das.sample_place", "0", "sample the placement (1) instead of acting on the mean scores"),
             flag("das.allow_other_cluster", "0", "accept a checkpoint trained on another cluster"),
@@ -58,6 +65,7 @@ std::vector<ParamSpec> dasParams()
             flag("das.compact", "1", "consolidate-or-wait for whole-GPU jobs (0 lets jobs spread)"),
             wide,
             rwgp,
+            critic,
             num("das.rwgp_lambda", "0.5", 1e-6, 0.999999, "RWGP random-walk decay lambda, in (0, 1)"),
             num("das.tau", "", 1, 1e6, "untrained agent: history length (default: the network's)", true),
             num("das.heads", "", 1, 1024, "untrained agent: attention heads (default: the network's)", true)};

@@ -1,6 +1,6 @@
 #pragma once
 // INTERNAL to core/learn (includes LibTorch): the DAS networks, the checkpoint format and the hooks the
-// trainer uses to collect experience from the DAS scheduler. Only das.cpp and trainer.cpp include this.
+// trainer uses to collect experience from the DAS scheduler. Only das.cpp, daspolicy.cpp and trainer.cpp include this.
 #include <memory>
 #include <string>
 #include <vector>
@@ -45,13 +45,29 @@ struct PlaceNetImpl : torch::nn::Module {
 };
 TORCH_MODULE(PlaceNet);
 
-/// Centralised critic V(s) over the global state.
+/// The Q-critic's view of a machine as the placement action A^c: the placement input's machine features and RWGP
+/// posterior mean and sd (not the job's features: the ordering action carries those).
+constexpr int kCriticMachine = kMachineFeatures + 2;
+/// The Q-critic's input Q_phi(O^j, O^c, a^j, A^c) ([I] encoding): the global state (O^c, with the queue summary),
+/// the mean of the queued jobs' features (O^j), the features of the job the ordering action put first among those
+/// that could start (a^j), and the machine the first placement scored highest (A^c).
+constexpr int kQInput = kGlobalFeatures + 2 * kJobFeatures + kCriticMachine;
+
+/// Centralised critic: V(s) over the global state (AgentConfig::critic "v") or the seed's Q(s, a) over kQInput
+/// ("q"): the same MLP, another input width.
 struct CriticImpl : torch::nn::Module {
     CriticImpl(const AgentConfig& c);
-    torch::Tensor forward(const torch::Tensor& g); ///< [B,kGlobalFeatures] -> [B]
+    torch::Tensor forward(const torch::Tensor& g); ///< [B,kGlobalFeatures] or [B,kQInput] -> [B]
     torch::nn::Linear l1{nullptr}, l2{nullptr}, l3{nullptr};
 };
 TORCH_MODULE(Critic);
+
+/// Q-critic inputs of K state-action pairs of one decision: global [kGlobalFeatures], jobs [N,kJobFeatures] (the
+/// queue, averaged into O^j), jobRows [K,kJobFeatures] (a^j), machineRows [K,kCriticMachine] (A^c) -> [K,kQInput].
+torch::Tensor qInput(const torch::Tensor& global, const torch::Tensor& jobs, const torch::Tensor& jobRows,
+                     const torch::Tensor& machineRows);
+/// The machine part of placement inputs: [..., kPlaceInput] -> [..., kCriticMachine].
+torch::Tensor criticMachineRows(const torch::Tensor& placeInput);
 
 /// The dual agent plus critic, shared by the scheduler (acting) and the trainer (learning).
 struct DasAgent {
@@ -88,6 +104,12 @@ struct StepSample {
     float logpOrder = 0;
     std::vector<PlaceSample> place;
     double reward = 0;
+    // The Q-critic's (AgentConfig::critic "q"; empty otherwise): the actions taken and their alternatives.
+    int topJob = -1;          ///< a^j: index in `jobs` of the first job of the sampled order that could start
+    std::vector<float> orderTop; ///< [N] P(job i first among those that could start) under the acting policy
+    torch::Tensor machines;   ///< [M, kCriticMachine] the first placement's machines (A^c's alternatives)
+    int topMachine = -1;      ///< A^c: the machine the first placement scored highest
+    std::vector<float> placeTop; ///< [M] P(machine m scores highest) under the acting placement policy
 };
 struct Episode {
     std::vector<StepSample> steps;

@@ -1,5 +1,11 @@
 // MAPPO for the DAS dual agent (ALGORITHMS §2.8): two Gaussian actors (ordering, placement) updated with
-// clipped PPO against one shared advantage from a centralised state-value critic V(s) with GAE.
+// clipped PPO against one shared advantage from a centralised state-value critic V(s) with GAE (critic "v", the
+// default), or against the seed's Q-critic Q_phi(O^j, O^c, a^j, A^c) (critic "q", §2.1b): TD targets
+// y_t = r_t + gamma Q_phi_old(s_{t+1}, a_{t+1}) from a target network phi_old copied from the online critic at the start
+// of every PPO epoch, the targets recomputed then ([I]: periodic, "old" as theta_old; once per iteration propagated the
+// return one step per iteration, too slow for gamma 0.99; a_{t+1} is the action the acting policy took there), and
+// per-agent counterfactual advantages Q(s, a) - E_{a' ~ pi_old}[Q(s, a')] over the agent's own alternatives, the other
+// agent's action held fixed ([I], COMA-style; critic.h).
 #include "learn/trainer.h"
 
 #include <algorithm>
@@ -12,6 +18,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "learn/critic.h"
 #include "learn/moduleapi.h"
 #include "learn/nets.h"
 #include "learn/rwgp.h"
@@ -92,6 +99,8 @@ void parallelTasks(int n, int workers, Task task)
 struct TorchTrainer::Impl {
     TrainConfig cfg;
     std::shared_ptr<DasAgent> agent;
+    /// The Q-critic's target network phi_old (critic "q" only).
+    Critic target{nullptr};
     std::unique_ptr<torch::optim::Adam> opt;
     Rng rng;
     int iteration = 0;
@@ -101,6 +110,117 @@ struct TorchTrainer::Impl {
     std::vector<torch::Tensor> best;
     double bestScore = 0;
     int bestIteration = -1;
+
+    /// The Q-critic's episodes in this iteration's flattened steps (first step, length) and the rewards of those steps.
+    std::vector<std::pair<int, int>> qSpans;
+    std::vector<double> qRewards;
+
+    /// phi_old <- phi and the TD targets of this iteration's steps (flattened, `qin` their inputs) from it.
+    void refreshTargets(const std::vector<torch::Tensor>& qin, std::vector<float>& y)
+    {
+        torch::NoGradGuard ng;
+        syncTarget();
+        auto qt = target->forward(torch::stack(qin)).contiguous();
+        const float* p = qt.data_ptr<float>();
+        for (const auto& [b, T] : qSpans) {
+            std::vector<double> r(qRewards.begin() + b, qRewards.begin() + b + T), next(size_t(T), 0.0);
+            for (int t = 0; t + 1 < T; ++t)
+                next[size_t(t)] = p[b + t + 1];
+            const std::vector<double> yt = qTdTargets(r, next, cfg.gamma);
+            for (int t = 0; t < T; ++t)
+                y[size_t(b + t)] = float(yt[size_t(t)]);
+        }
+    }
+
+    /// phi_old <- phi (the Q-critic's target network).
+    void syncTarget()
+    {
+        torch::NoGradGuard ng;
+        auto src = agent->critic->parameters();
+        auto dst = target->parameters();
+        for (size_t i = 0; i < src.size(); ++i)
+            dst[i].copy_(src[i]);
+    }
+
+    /// The Q-critic's part of one episode: appends its steps, the ordering and placement advantages
+    /// Q(s, a) - E_pi_old[Q] (critic.h expectedQ over each agent's alternatives), the TD targets (critic.h qTdTargets,
+    /// from the target network) and the critic input of each action taken.
+    void qEpisode(const Episode& ep, std::vector<const StepSample*>& steps, std::vector<float>& advO,
+                  std::vector<float>& advP, std::vector<float>& target_, std::vector<torch::Tensor>& qin,
+                  double& rewardSum, double& criticErr)
+    {
+        torch::NoGradGuard ng;
+        const int T = int(ep.steps.size());
+        std::vector<torch::Tensor> xs, alts;
+        std::vector<std::vector<float>> po(static_cast<size_t>(T)), pp(static_cast<size_t>(T));
+        std::vector<int64_t> nO(static_cast<size_t>(T), 0), nP(static_cast<size_t>(T), 0);
+        for (int t = 0; t < T; ++t) {
+            const StepSample& s = ep.steps[size_t(t)];
+            const bool hasJob = s.topJob >= 0 && s.topJob < s.jobs.size(0);
+            const bool hasMachine = s.machines.defined() && s.topMachine >= 0 && s.topMachine < s.machines.size(0);
+            auto jrow = hasJob ? s.jobs[s.topJob].unsqueeze(0) : torch::zeros({1, kJobFeatures});
+            auto mrow = hasMachine ? s.machines[s.topMachine].unsqueeze(0) : torch::zeros({1, kCriticMachine});
+            xs.push_back(qInput(s.global, s.jobs, jrow, mrow));
+            // Alternatives the acting policy could have taken (probability > 0 in its Monte Carlo estimate).
+            std::vector<int64_t> io, ip;
+            for (size_t i = 0; i < s.orderTop.size() && hasJob; ++i)
+                if (s.orderTop[i] > 0) {
+                    io.push_back(int64_t(i));
+                    po[size_t(t)].push_back(s.orderTop[i]);
+                }
+            for (size_t m = 0; m < s.placeTop.size() && hasMachine; ++m)
+                if (s.placeTop[m] > 0) {
+                    ip.push_back(int64_t(m));
+                    pp[size_t(t)].push_back(s.placeTop[m]);
+                }
+            nO[size_t(t)] = int64_t(io.size());
+            nP[size_t(t)] = int64_t(ip.size());
+            if (!io.empty()) {
+                auto rows = s.jobs.index_select(0, torch::tensor(io, torch::kLong));
+                alts.push_back(qInput(s.global, s.jobs, rows, mrow.expand({int64_t(io.size()), kCriticMachine})));
+            }
+            if (!ip.empty()) {
+                auto rows = s.machines.index_select(0, torch::tensor(ip, torch::kLong));
+                alts.push_back(qInput(s.global, s.jobs, jrow.expand({int64_t(ip.size()), kJobFeatures}), rows));
+            }
+        }
+        auto X = torch::cat(xs);
+        auto q = agent->critic->forward(X).contiguous();
+        auto qt = target->forward(X).contiguous();
+        torch::Tensor qa = alts.empty() ? torch::zeros({0}) : agent->critic->forward(torch::cat(alts)).contiguous();
+        const float* pq = q.data_ptr<float>();
+        const float* pqt = qt.data_ptr<float>();
+        const float* pa = qa.data_ptr<float>();
+        std::vector<double> r(static_cast<size_t>(T)), next(static_cast<size_t>(T), 0.0);
+        for (int t = 0; t < T; ++t) {
+            r[size_t(t)] = ep.steps[size_t(t)].reward;
+            if (t + 1 < T)
+                next[size_t(t)] = pqt[t + 1];
+        }
+        const std::vector<double> y = qTdTargets(r, next, cfg.gamma);
+        double mc = 0;
+        std::vector<double> ret(static_cast<size_t>(T));
+        for (int t = T - 1; t >= 0; --t)
+            ret[size_t(t)] = mc = r[size_t(t)] + cfg.gamma * mc;
+        qSpans.emplace_back(int(steps.size()), T);
+        int64_t off = 0;
+        for (int t = 0; t < T; ++t) {
+            const size_t ts = size_t(t);
+            std::vector<float> qo(pa + off, pa + off + nO[ts]);
+            off += nO[ts];
+            std::vector<float> qp(pa + off, pa + off + nP[ts]);
+            off += nP[ts];
+            rewardSum += r[ts];
+            qRewards.push_back(r[ts]);
+            // As the V-critic's: the value before this update against the discounted return the episode paid.
+            criticErr += (pq[t] - ret[ts]) * (pq[t] - ret[ts]);
+            steps.push_back(&ep.steps[ts]);
+            advO.push_back(float(pq[t] - expectedQ(qo, po[ts])));
+            advP.push_back(float(pq[t] - expectedQ(qp, pp[ts])));
+            target_.push_back(float(y[ts]));
+            qin.push_back(X[t]);
+        }
+    }
 
     /// Scores the current policy on the validation trace; keeps a copy if it is the best so far.
     std::pair<double, double> validate()
@@ -200,6 +320,9 @@ TorchTrainer::TorchTrainer(TrainConfig cfg) : d(std::make_unique<Impl>())
     ac.tau = c.tau;
     ac.rwgpKernel = c.rwgpKernel;
     rwgpKernelFromString(c.rwgpKernel); // throws std::invalid_argument for an unknown name
+    if (!c.critic.empty() && c.critic != "v" && c.critic != "q")
+        throw std::invalid_argument("train: critic must be v or q, not '" + c.critic + "'");
+    ac.critic = c.critic.empty() ? "v" : c.critic;
     ac.maxQueue = c.maxQueue;
     if (!c.resume.empty()) {
         CheckpointMeta meta;
@@ -207,6 +330,9 @@ TorchTrainer::TorchTrainer(TrainConfig cfg) : d(std::make_unique<Impl>())
         if (meta.agent.variant != c.policy)
             throw std::runtime_error(c.resume + ": checkpoint is for policy '" + meta.agent.variant + "', not '"
                                      + c.policy + "'");
+        if (!c.critic.empty() && meta.agent.critic != c.critic)
+            throw std::runtime_error(c.resume + ": checkpoint has a " + meta.agent.critic
+                                     + "-critic, the run demands critic " + c.critic);
         if (meta.clusterFingerprint != c.cluster.fingerprint())
             throw std::runtime_error(c.resume + ": checkpoint was trained for cluster '" + meta.clusterName
                                      + "', not '" + c.cluster.name + "' (fingerprints differ)");
@@ -215,6 +341,7 @@ TorchTrainer::TorchTrainer(TrainConfig cfg) : d(std::make_unique<Impl>())
         c.layers = meta.agent.layers;
         c.tau = meta.agent.tau;
         c.rwgpKernel = meta.agent.rwgpKernel;
+        c.critic = meta.agent.critic;
         c.maxQueue = meta.agent.maxQueue;
         d->iteration = meta.iterations;
         d->envSteps = meta.envSteps;
@@ -223,6 +350,11 @@ TorchTrainer::TorchTrainer(TrainConfig cfg) : d(std::make_unique<Impl>())
         torch::manual_seed(c.seed + uint64_t(d->iteration));
     } else {
         d->agent = std::make_shared<DasAgent>(ac, c.seed);
+        c.critic = ac.critic;
+    }
+    if (d->agent->cfg.qCritic()) {
+        d->target = Critic(d->agent->cfg);
+        d->target->eval();
     }
     d->opt = std::make_unique<torch::optim::Adam>(d->agent->parameters(), torch::optim::AdamOptions(c.lr));
     if (!c.validTrace.jobs.empty())
@@ -288,14 +420,25 @@ bool TorchTrainer::step()
         jctSum += j;
     st.trainMeanJctMin = jctSum / double(eps.size());
 
-    // ---- flatten, values, GAE
+    // ---- flatten, values, GAE (V-critic) or TD targets and counterfactual advantages (Q-critic)
     std::vector<const StepSample*> steps;
-    std::vector<float> adv, ret;
+    std::vector<float> adv, ret; // V: GAE advantage (both agents) and return; Q: ordering advantage and TD target
+    std::vector<float> advP;     // Q: the placement agent's advantage
+    std::vector<torch::Tensor> qin; // Q: the critic input of each step's action
     double rewardSum = 0, criticErr = 0;
+    const bool qc = d->agent->cfg.qCritic();
+    d->qSpans.clear();
+    d->qRewards.clear();
+    if (qc)
+        d->syncTarget(); // phi_old = phi: the first epoch's TD targets come from the critic the iteration starts with
     for (const Episode& ep : eps) {
         const int T = int(ep.steps.size());
         if (T == 0)
             continue;
+        if (qc) {
+            d->qEpisode(ep, steps, adv, advP, ret, qin, rewardSum, criticErr);
+            continue;
+        }
         std::vector<torch::Tensor> gs;
         for (const auto& s : ep.steps)
             gs.push_back(s.global);
@@ -337,6 +480,14 @@ bool TorchTrainer::step()
         for (float& x : adv)
             x = float((x - m) / sd);
     }
+    if (S > 1 && qc) {
+        double m = std::accumulate(advP.begin(), advP.end(), 0.0) / S, v2 = 0;
+        for (float x : advP)
+            v2 += (x - m) * (x - m);
+        const double sd = std::sqrt(v2 / S) + 1e-8;
+        for (float& x : advP)
+            x = float((x - m) / sd);
+    }
 
     // ---- PPO epochs
     double lo = 0, lp = 0, lv = 0, eo = 0, ep_ = 0;
@@ -345,6 +496,8 @@ bool TorchTrainer::step()
     std::vector<int> perm(static_cast<size_t>(S));
     std::iota(perm.begin(), perm.end(), 0);
     for (int epoch = 0; epoch < c.ppoEpochs && S > 0; ++epoch) {
+        if (qc && epoch > 0)
+            d->refreshTargets(qin, ret); // periodic target update: phi_old <- phi, new TD targets
         for (int i = S - 1; i > 0; --i)
             std::swap(perm[size_t(i)], perm[size_t(d->rng.below(uint64_t(i + 1)))]);
         for (int b0 = 0; b0 < S; b0 += c.minibatch) {
@@ -355,7 +508,7 @@ bool TorchTrainer::step()
             auto X = torch::zeros({B, nmax, kJobFeatures});
             auto R = torch::zeros({B, nmax});
             auto valid = torch::zeros({B, nmax});
-            auto G = torch::zeros({B, kGlobalFeatures});
+            auto G = torch::zeros({B, qc ? kQInput : kGlobalFeatures});
             std::vector<float> oldO(static_cast<size_t>(B)), advB(static_cast<size_t>(B)), retB(static_cast<size_t>(B));
             std::vector<torch::Tensor> pin, pact, plinv, pmask;
             std::vector<float> pold, padv;
@@ -366,7 +519,7 @@ bool TorchTrainer::step()
                 X[k].narrow(0, 0, n).copy_(s.jobs);
                 R[k].narrow(0, 0, n).copy_(s.rho);
                 valid[k].narrow(0, 0, n).fill_(1.0);
-                G[k].copy_(s.global);
+                G[k].copy_(qc ? qin[size_t(idx)] : s.global);
                 oldO[size_t(k)] = s.logpOrder;
                 advB[size_t(k)] = adv[size_t(idx)];
                 retB[size_t(k)] = ret[size_t(idx)];
@@ -377,7 +530,7 @@ bool TorchTrainer::step()
                     if (rw)
                         plinv.push_back(p.linv);
                     pold.push_back(p.logp);
-                    padv.push_back(adv[size_t(idx)]);
+                    padv.push_back(qc ? advP[size_t(idx)] : adv[size_t(idx)]);
                 }
             }
             auto A = torch::from_blob(advB.data(), {B}, torch::kFloat).clone();
@@ -418,6 +571,11 @@ bool TorchTrainer::step()
             ep_ += entP.item<double>();
             ++updates;
         }
+    }
+    if (qc && S > 0) {
+        torch::NoGradGuard ng;
+        auto X = torch::stack(qin);
+        st.targetLag = (d->agent->critic->forward(X) - d->target->forward(X)).abs().mean().item<double>();
     }
     if (updates) {
         st.policyLossOrder = lo / updates;

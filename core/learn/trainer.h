@@ -63,6 +63,11 @@ struct TrainConfig {
     /// RWGP kernel: "similarity" (default) or "seed" (the seed's per-job P(i) and product-graph kernel, rwgp.h);
     /// stored in the checkpoint, which runs with it unless `--param das.rwgp` says otherwise.
     std::string rwgpKernel = "similarity";
+    /// Centralised critic: "v" (default: state value V(s), advantages by GAE) or "q" (the seed's Q_phi(O^j, O^c, a^j,
+    /// A^c), trained by TD against a target network refreshed every PPO epoch, advantages Q(s, a) minus the acting
+    /// policy's expectation of Q over the agent's own alternatives; trainer.cpp). Stored in the checkpoint
+    /// (`train --critic v|q`); a resumed run keeps the checkpoint's and refuses a different demand.
+    std::string critic = "v";
     int maxQueue = 128;           ///< jobs the ordering agent looks at (oldest first)
     std::string resume;           ///< checkpoint to continue from ("" = fresh init)
     std::string command;          ///< the command line, recorded in the checkpoint
@@ -81,6 +86,9 @@ struct TrainStats {
     /// this iteration's fresh episodes (unseen data; falls as the critic learns, unlike the PPO losses).
     double criticError = 0;
     double entropyOrder = 0, entropyPlace = 0;
+    /// Q-critic only (-1 otherwise): mean |Q_online - Q_target| over this iteration's state-action pairs after the
+    /// update: how far the online network moved, in the last PPO epoch, from the target network its TD targets came from.
+    double targetLag = -1;
     double trainMeanJctMin = 0;    ///< mean JCT over this iteration's episodes
     double evalMeanJctMin = -1;    ///< held-out mean JCT (minutes); -1 when not evaluated this iteration
     double evalMeanFeeUsd = -1;

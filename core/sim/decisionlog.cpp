@@ -87,21 +87,25 @@ void Replayer::seek(int k)
 }
 
 // ------------------------------------------------------------------------------------------ binary encoding
-// Record layout (version 4; all integers LEB128 varints, signed ones zig-zag; floats raw little-endian bits
+// Record layout (version 6; all integers LEB128 varints, signed ones zig-zag; floats raw little-endian bits
 // so that a round trip is exact, NaN "no score" included):
 //   index time(f64) arrived[] finished[] queueLength queue[] preempted[] placements[] admissions[] allocation
 //   int lists: count, then zig-zag deltas from the previous value (job ids are mostly increasing)
-//   queue item: job(zz delta) flags(bit0 std, bit1 gate) priority(f32) [std f32] [gate f32]
+//   queue item: job(zz delta) flags(bit0 std, bit1 gate, bit2 critic) priority(f32) [std f32] [gate f32] [critic f32]
 //   placement: job(zz) slots(count, gpu, milli) machines(count, values) affinity(count, f32...)
 //              affinityVar(count, f32...) reason rwgpMean(count, f32...) rwgpVar(count, f32...)
 //   admission: job(zz) verdict score(f32) reason
-//   allocation: type count; when > 0: type names (length + bytes), jobs[] (deltas), shares(count, f32...),
+//   allocation: type count (version 6: type count x 2 + 1 when the record has a critic, so that a record without one
+//               costs no byte more); when the type count > 0: type names (length + bytes), jobs[] (deltas), shares(count, f32...),
 //               estimated(count, bytes), note (length + bytes; version 4)
+//   critic (version 6, only when flagged): kind (varint, the character 'q' or 'v'), value(f32), then the placements
+//           with a critic's value per machine: count, then per placement its index (varint) and critic(count, f32...)
 //   reason: index into a table built as the stream goes; index == size: a new string follows (length +
 //           bytes); index == size + 1: a literal string not added (past 256 distinct reasons).
 // Older layouts still read: file version 1 (plain zig-zag ints, flags byte after the priority, literal
 // reasons, no admissions), version 2 (no allocation), version 3 (no allocation note), version 4 (no RWGP
-// posterior) and the store's blob versions 1 (version 2 without admissions), 2, 3 and 4 (the same steps).
+// posterior), version 5 (no critic) and the store's blob versions 1 (version 2 without admissions), 2 to 5 (the same
+// steps).
 const char* toString(Admit a)
 {
     switch (a) {
@@ -114,8 +118,8 @@ const char* toString(Admit a)
 
 namespace {
 const char kMagic[6] = {'S', 'S', 'D', 'L', 'O', 'G'};
-constexpr uint8_t kVersion = 5;
-constexpr uint64_t kBlobVersion = 5;
+constexpr uint8_t kVersion = 6;
+constexpr uint64_t kBlobVersion = 6;
 
 void putVar(std::string& b, uint64_t v)
 {
@@ -163,6 +167,7 @@ struct Layout {
     bool allocation = true;  // version 3
     bool note = true;        // version 4: the allocation's note
     bool rwgp = true;        // version 5: the RWGP posterior of a placement
+    bool critic = true;      // version 6: the critic's values
 };
 
 class Reader {
@@ -294,6 +299,7 @@ public:
             }
             q.priorityStd = (flags & 1) ? f() : kNoScore;
             q.gate = (flags & 2) ? f() : kNoScore;
+            q.critic = (flags & 4) ? f() : kNoScore;
         }
         r.preempted = ints(delta);
         r.placements.resize(count());
@@ -329,9 +335,17 @@ public:
                 a.reason = reason(l, reasons);
             }
         }
+        bool hasCritic = false;
         if (l.allocation) {
             AllocationRecord& a = r.allocation;
-            a.types.resize(count());
+            uint64_t types = var();
+            if (l.critic) {
+                hasCritic = types & 1;
+                types >>= 1;
+            }
+            if (types > m_n - m_p)
+                fail("count larger than the data");
+            a.types.resize(size_t(types));
             if (!a.types.empty()) {
                 for (std::string& t : a.types) {
                     const size_t n = count();
@@ -346,6 +360,20 @@ public:
                     fail("allocation size mismatch");
                 if (l.note)
                     a.note = bytes(count());
+            }
+        }
+        if (hasCritic) {
+            const uint64_t kind = var();
+            if (kind != 'q' && kind != 'v')
+                fail("bad critic kind");
+            r.criticKind = char(kind);
+            r.criticValue = f();
+            const size_t n = count();
+            for (size_t i = 0; i < n; ++i) {
+                const uint64_t k = var();
+                if (k >= r.placements.size())
+                    fail("critic of a placement out of range");
+                r.placements[size_t(k)].critic = floats();
             }
         }
         return r;
@@ -392,13 +420,15 @@ void DecisionRecordEncoder::encode(std::string& b, const DecisionRecord& r)
     for (const ScoredJob& q : r.queue) {
         putInt(b, int64_t(q.job) - prev);
         prev = q.job;
-        const bool hasStd = !std::isnan(q.priorityStd), hasGate = !std::isnan(q.gate);
-        putVar(b, (hasStd ? 1u : 0u) | (hasGate ? 2u : 0u));
+        const bool hasStd = !std::isnan(q.priorityStd), hasGate = !std::isnan(q.gate), hasCritic = !std::isnan(q.critic);
+        putVar(b, (hasStd ? 1u : 0u) | (hasGate ? 2u : 0u) | (hasCritic ? 4u : 0u));
         putF(b, q.priority);
         if (hasStd)
             putF(b, q.priorityStd);
         if (hasGate)
             putF(b, q.gate);
+        if (hasCritic)
+            putF(b, q.critic);
     }
     putDeltaInts(b, r.preempted);
     putVar(b, r.placements.size());
@@ -426,7 +456,7 @@ void DecisionRecordEncoder::encode(std::string& b, const DecisionRecord& r)
         reason(b, a.reason);
     }
     const AllocationRecord& al = r.allocation;
-    putVar(b, al.empty() ? 0 : al.types.size());
+    putVar(b, uint64_t(al.empty() ? 0 : al.types.size()) * 2 + (r.criticKind ? 1 : 0));
     if (!al.empty() && !al.types.empty()) {
         for (const std::string& t : al.types) {
             putVar(b, t.size());
@@ -439,6 +469,19 @@ void DecisionRecordEncoder::encode(std::string& b, const DecisionRecord& r)
             b += char(e);
         putVar(b, al.note.size());
         b += al.note;
+    }
+    if (r.criticKind) {
+        putVar(b, uint64_t(uint8_t(r.criticKind)));
+        putF(b, r.criticValue);
+        size_t n = 0;
+        for (const PlacementRecord& p : r.placements)
+            n += !p.critic.empty();
+        putVar(b, n);
+        for (size_t i = 0; i < r.placements.size(); ++i)
+            if (!r.placements[i].critic.empty()) {
+                putVar(b, i);
+                putFloats(b, r.placements[i].critic);
+            }
     }
 }
 
@@ -471,6 +514,7 @@ DecisionLog decodeDecisionLogBlob(const void* data, size_t size)
     l.allocation = version >= 3;
     l.note = version >= 4;
     l.rwgp = version >= 5;
+    l.critic = version >= 6;
     DecisionLog log;
     log.machineCount = int(rd.var());
     log.gpuCount = int(rd.var());
@@ -530,13 +574,14 @@ DecisionLog readDecisionLog(const std::string& path)
     const uint8_t ver = rd.byte();
     if (ver < 1 || ver > kVersion)
         throw std::runtime_error(path + ": decision log format version " + std::to_string(int(ver))
-                                 + " is not supported (this build reads versions 1 to 5)");
+                                 + " is not supported (this build reads versions 1 to 6)");
     Layout l;
     l.v1File = ver == 1;
     l.admissions = ver >= 2;
     l.allocation = ver >= 3;
     l.note = ver >= 4;
     l.rwgp = ver >= 5;
+    l.critic = ver >= 6;
     DecisionLog log;
     log.machineCount = int(rd.var());
     log.gpuCount = int(rd.var());

@@ -21,6 +21,9 @@ struct ScoredJob {
     float priority = 0;
     float priorityStd = kNoScore;
     float gate = kNoScore;
+    /// A Q-critic's value of this job as the ordering action (the job put first, the placement action as taken);
+    /// NaN for jobs that could not start and for policies without a Q-critic (DAS with `critic` q, log version 6).
+    float critic = kNoScore;
 };
 
 /// One placement attempt. `slots` empty = the job could not be placed (it stays queued).
@@ -35,6 +38,9 @@ struct PlacementRecord {
     /// A GP placement's posterior per machine, indexed as `affinity` (empty otherwise): DAS's RWGP mean and variance
     /// of the machine's performance deviation (observed / predicted speed - 1).
     std::vector<float> rwgpMean, rwgpVar;
+    /// A Q-critic's value of each machine as the placement action (the machine scored first, the ordering action as
+    /// taken), indexed as `affinity`; empty otherwise (DAS with `critic` q, on the decision's first placement).
+    std::vector<float> critic;
     std::string reason;
     /// Machine of the i-th affinity entry, for the dense form (i) and the sparse top-K form (machines[i]).
     int machineOf(size_t i) const { return machines.empty() ? int(i) : (i < machines.size() ? int(machines[i]) : -1); }
@@ -75,6 +81,10 @@ struct DecisionRecord {
     std::vector<PlacementRecord> placements;
     std::vector<AdmissionRecord> admissions; ///< verdicts of the admission stage at this decision (composites)
     AllocationRecord allocation; ///< round-based policies (Gavel): the allocation X in force; empty otherwise
+    /// A learned policy's critic at this decision: 'q' = criticValue is Q(s, a) of the action taken, 'v' = the state
+    /// value V(s) (a V-critic cannot rank alternatives), 0 = none (log version 6).
+    char criticKind = 0;
+    float criticValue = kNoScore;
 };
 
 /// The whole log in memory (GUI, tests). For big runs stream it with DecisionLogWriter instead.
@@ -120,14 +130,14 @@ private:
     void reason(std::string& out, const std::string& s);
 };
 
-/// Whole log as one blob ("SSLB", version 4, record count, then the records); the store's encoding 2.
+/// Whole log as one blob ("SSLB", version 6, record count, then the records); the store's encoding 2.
 std::string encodeDecisionLogBlob(const DecisionLog& log);
-/// Reads encodeDecisionLogBlob's blob, and the store's older versions 1 to 3. Throws std::runtime_error
+/// Reads encodeDecisionLogBlob's blob, and the store's older versions 1 to 5. Throws std::runtime_error
 /// "decision log blob: what at byte N" on any corruption, truncation or trailing bytes.
 DecisionLog decodeDecisionLogBlob(const void* data, size_t size);
 
-/// Streams records to a compact binary file: header "SSDLOG", version 4, machine and GPU counts, then
-/// DecisionRecordEncoder records to the end. readDecisionLog also reads version 1 to 3 files.
+/// Streams records to a compact binary file: header "SSDLOG", version 6, machine and GPU counts, then
+/// DecisionRecordEncoder records to the end. readDecisionLog also reads version 1 to 5 files.
 class DecisionLogWriter {
 public:
     DecisionLogWriter(const std::string& path, int machineCount, int gpuCount); ///< throws on open failure

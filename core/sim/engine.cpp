@@ -198,6 +198,30 @@ void SchedContext::recordAllocation(AllocationRecord allocation)
         m_record->allocation = std::move(allocation);
 }
 
+void SchedContext::recordCritic(char kind, float value, int job, std::vector<float> perMachine)
+{
+    if (!m_record)
+        return;
+    m_record->criticKind = kind;
+    m_record->criticValue = value;
+    if (job < 0 || perMachine.empty())
+        return;
+    // The job's latest record at this decision (failed attempts are not indexed by loggedPlacement).
+    for (auto it = m_record->placements.rbegin(); it != m_record->placements.rend(); ++it) {
+        if (it->job != job)
+            continue;
+        if (it->affinity.empty())
+            return; // past the log's placement limit: kept without scores
+        it->critic.clear();
+        if (it->machines.empty())
+            it->critic = std::move(perMachine);
+        else
+            for (uint32_t m : it->machines)
+                it->critic.push_back(m < perMachine.size() ? perMachine[m] : kNoScore);
+        return;
+    }
+}
+
 PlacementRecord* SchedContext::loggedPlacement(int job)
 {
     if (!m_record || job < 0 || size_t(job) >= m_logStamp.size() || m_logStamp[size_t(job)] != m_logEpoch)

@@ -224,6 +224,11 @@ public:
     void recordPlacement(int job, const std::vector<GpuSlot>& slots, std::vector<float> affinity,
                          std::string reason, std::vector<float> affinityVar = {}, std::vector<float> rwgpMean = {},
                          std::vector<float> rwgpVar = {});
+    /// A learned policy's critic at this decision (DecisionRecord::criticKind/criticValue): kind 'q' with Q(s, a) of
+    /// the action taken, or 'v' with V(s). With `job` >= 0 and `perMachine` (dense, machine id order) the Q of each
+    /// machine as the placement action goes to that job's placement record of this decision (as its affinity:
+    /// dense, or the record's top-K machines).
+    void recordCritic(char kind, float value, int job = -1, std::vector<float> perMachine = {});
     /// A round-based policy's allocation (Gavel's X, jobs x GPU types) in force at this decision.
     void recordAllocation(AllocationRecord allocation);
 
