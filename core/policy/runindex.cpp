@@ -235,4 +235,25 @@ std::vector<int> RunIndex::inOrder() const
     return out;
 }
 
+bool RunIndex::ordered() const
+{
+    std::vector<int> stack;
+    const Pos* prev = nullptr;
+    int t = m_root;
+    while (t >= 0 || !stack.empty()) {
+        while (t >= 0) {
+            stack.push_back(t);
+            t = m_nodes[size_t(t)].left;
+        }
+        t = stack.back();
+        stack.pop_back();
+        const Pos& p = m_nodes[size_t(t)].pos;
+        if (prev && !(*prev < p))
+            return false;
+        prev = &p;
+        t = m_nodes[size_t(t)].right;
+    }
+    return true;
+}
+
 } // namespace ss

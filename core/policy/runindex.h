@@ -10,6 +10,22 @@
 
 namespace ss {
 
+/// (a, ja) < (b, jb) with a and b compared as std::array's operator< does (lexicographic by <, also where a
+/// value is NaN) and the jobs breaking ties between equal keys, in one pass over the keys.
+template <size_t N> inline bool keyJobLess(const std::array<double, N>& a, int ja, const std::array<double, N>& b, int jb)
+{
+    for (size_t i = 0; i < N; ++i) {
+        if (a[i] < b[i])
+            return true;
+        if (b[i] < a[i])
+            return false;
+    }
+    for (size_t i = 0; i < N; ++i)
+        if (!(a[i] == b[i]))
+            return false; // equivalent but not equal (a NaN): the keys decide, as false
+    return ja < jb;
+}
+
 class RunIndex {
 public:
     using Key = std::array<double, 5>;
@@ -17,7 +33,7 @@ public:
     struct Pos {
         Key key;
         int job;
-        bool operator<(const Pos& o) const { return key != o.key ? key < o.key : job < o.job; }
+        bool operator<(const Pos& o) const { return keyJobLess(key, job, o.key, o.job); }
     };
 
     void reset(size_t jobs, size_t types);
@@ -25,6 +41,10 @@ public:
     int size() const { return m_count; }
     void insert(int job, const Key& key, const int64_t* use);
     void erase(int job);
+    /// Gives a job a new key that keeps its place in the order (between the same neighbours): O(1), the
+    /// tree is untouched. The caller vouches for the place (the LAS re-keying of the jobs demoted at a
+    /// decision, which keep their order; tst_scale checks it against the order of the new keys).
+    void replaceKey(int job, const Key& key) { m_nodes[size_t(m_node[size_t(job)])].pos.key = key; }
     bool contains(int job) const { return m_node[size_t(job)] >= 0; }
     const Key& keyOf(int job) const { return m_nodes[size_t(m_node[size_t(job)])].pos.key; }
     /// The largest position; only when not empty.
@@ -35,6 +55,8 @@ public:
     int firstNotFitting(const Pos* from, const Pos* to, int64_t* bud) const;
     /// Every job in order (tests).
     std::vector<int> inOrder() const;
+    /// Whether the positions are strictly increasing in tree order (invariant checks: replaceKey misused).
+    bool ordered() const;
 
 private:
     struct Node {

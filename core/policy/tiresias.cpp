@@ -680,11 +680,21 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
             m_zone[size_t(j)] = 0;
             m_seq[size_t(j)] = ++m_run;
             if (!gittins) {
-                runErase(j);
-                runInsert(j, keyFor(ctx, j));
+                // a job demoted at this decision is in the running order at the back of its new queue's
+                // running jobs (zone 1, where no other running job is); joining the running zone moves it to
+                // zone 0 after every running job there, in this sorted order: the same place in the order
+                const Key k = keyFor(ctx, j);
+                if (m_inRun[size_t(j)]) {
+                    m_runKey[size_t(j)] = k;
+                    m_runIdx.replaceKey(j, k);
+                } else {
+                    runInsert(j, k);
+                }
             }
         }
     }
+    if (ctx.config().checkInvariants && m_order == PreemptOrder::Las && !m_runIdx.ordered())
+        throw std::logic_error(m_name + ": the running order is out of order at t=" + std::to_string(now));
     requestWake(ctx);
 }
 

@@ -91,7 +91,7 @@ private:
     struct PItem {
         Key key;
         int job;
-        bool operator<(const PItem& o) const { return key != o.key ? key < o.key : job < o.job; }
+        bool operator<(const PItem& o) const { return keyJobLess(key, job, o.key, o.job); }
     };
     struct Bucket {
         uint64_t mask = 0;

@@ -28,7 +28,6 @@ private:
     int m_size = 1;
     int m_n = 0;
     std::vector<int> m_t;
-    int descend(int node, int lo, int hi, int k, int from) const;
 };
 
 /// Live occupancy of the cluster. Mutated only by the engine (allocate/release); policies read it.
@@ -93,6 +92,8 @@ private:
     const uint64_t* levelRow(int type, int free) const { return &m_levelBits[(size_t(type + 1) * size_t(m_levelsPerType) + size_t(free)) * m_words]; }
     void machineChanged(int m, int oldFree);
     void refreshMachineMilli(int m);
+    /// Whether a slot before slots[i] is on machine m.
+    bool machineSeenBefore(const std::vector<GpuSlot>& slots, size_t i, int m) const;
 };
 
 } // namespace ss

@@ -507,36 +507,70 @@ void Simulator::refreshRatesOn(const std::vector<GpuSlot>& slots, int except)
 {
     if (m_cfg.perf.ideal || m_cfg.perf.interference <= 0)
         return;
-    std::vector<int>& touched = m_touchedScratch;
-    touched.clear();
+    // A job's co-runners are the other jobs on the busiest machine of its placement. A job on one machine
+    // (most) has them counted on the machine it is reached through, without reading its slots.
+    auto rerate = [&](int o, int viaMachine) {
+        JobRuntime& r = m_rt[size_t(o)];
+        int co = 0;
+        if (r.machines == 1) {
+            co = int(m_machineJobs[size_t(viaMachine)].size()) - 1;
+        } else {
+            int lastM = -1;
+            for (const GpuSlot& g : r.slots) {
+                const int m = m_cluster.machineOfGpu(g.gpu);
+                if (m == lastM)
+                    continue;
+                lastM = m;
+                co = std::max(co, int(m_machineJobs[size_t(m)].size()) - 1);
+            }
+        }
+        if (co == r.coRunners)
+            return;
+        bringUpToDate(o);
+        r.coRunners = co;
+        r.rate = r.baseRate / (1.0 + m_cfg.perf.interference * co);
+        scheduleCompletion(o);
+    };
+    auto prefetch = [&](int o) {
+        const char* p = reinterpret_cast<const char*>(&m_rt[size_t(o)]);
+        __builtin_prefetch(p);
+        __builtin_prefetch(p + sizeof(JobRuntime) - 1);
+    };
+    // A job on one machine is met once, on that machine; a job on several (rarer) may be met on several of
+    // the machines of `slots` and is re-rated once. The order does not matter: each job's update is its own,
+    // and the completion heap orders by (time, job).
+    std::vector<int>& multi = m_touchedScratch; // pairs (job, machine met on)
+    multi.clear();
     int lastMachine = -1;
     for (const GpuSlot& g : slots) {
         const int m = m_cluster.machineOfGpu(g.gpu);
         if (m == lastMachine)
             continue;
         lastMachine = m;
-        for (int other : m_machineJobs[size_t(m)])
-            if (other != except && std::find(touched.begin(), touched.end(), other) == touched.end())
-                touched.push_back(other);
-    }
-    for (int o : touched) {
-        JobRuntime& r = m_rt[size_t(o)];
-        int co = 0;
-        int lastM = -1;
-        for (const GpuSlot& g : r.slots) {
-            const int m = m_cluster.machineOfGpu(g.gpu);
-            if (m == lastM)
+        const std::vector<int>& jobs = m_machineJobs[size_t(m)];
+        for (size_t i = 0; i < jobs.size() && i < 2; ++i)
+            prefetch(jobs[i]);
+        for (size_t i = 0; i < jobs.size(); ++i) {
+            if (i + 2 < jobs.size())
+                prefetch(jobs[i + 2]);
+            const int o = jobs[i];
+            if (o == except)
                 continue;
-            lastM = m;
-            co = std::max(co, int(m_machineJobs[size_t(m)].size()) - 1);
+            if (m_rt[size_t(o)].machines == 1) {
+                rerate(o, m);
+                continue;
+            }
+            bool seen = false;
+            for (size_t k = 0; k < multi.size() && !seen; k += 2)
+                seen = multi[k] == o;
+            if (!seen) {
+                multi.push_back(o);
+                multi.push_back(m);
+            }
         }
-        if (co == r.coRunners)
-            continue;
-        bringUpToDate(o);
-        r.coRunners = co;
-        r.rate = r.baseRate / (1.0 + m_cfg.perf.interference * co);
-        scheduleCompletion(o);
     }
+    for (size_t k = 0; k < multi.size(); k += 2)
+        rerate(multi[k], multi[k + 1]);
 }
 
 void Simulator::stopJob(int j, bool finished)
