@@ -73,12 +73,6 @@ ClusterState::ClusterState(const ClusterSpec& spec) : m_spec(spec)
     m_freeByType.assign(size_t(T), 0);
     m_whole.init(M);
     m_maxMilli.init(M);
-    m_wholeByType.resize(size_t(T));
-    m_maxMilliByType.resize(size_t(T));
-    for (int t = 0; t < T; ++t) {
-        m_wholeByType[size_t(t)].init(M);
-        m_maxMilliByType[size_t(t)].init(M);
-    }
     m_words = size_t((M + 63) / 64);
     m_levelsPerType = spec.maxGpusPerMachine() + 1;
     m_levelBits.assign(size_t(T + 1) * size_t(m_levelsPerType) * m_words, 0);
@@ -88,22 +82,44 @@ ClusterState::ClusterState(const ClusterSpec& spec) : m_spec(spec)
         m_totalFreeWhole += mc.gpus;
         m_freeByType[size_t(mc.type)] += mc.gpus;
         m_whole.set(m, mc.gpus);
-        m_wholeByType[size_t(mc.type)].set(m, mc.gpus);
-        const int milli = mc.gpus > 0 ? 1000 : 0;
-        m_maxMilli.set(m, milli);
-        m_maxMilliByType[size_t(mc.type)].set(m, milli);
+        m_maxMilli.set(m, mc.gpus > 0 ? 1000 : 0);
         levelRow(-1, mc.gpus)[m / 64] |= 1ULL << (m % 64);
         levelRow(mc.type, mc.gpus)[m / 64] |= 1ULL << (m % 64);
     }
 }
 
+void ClusterState::ensureTypedTrees() const
+{
+    if (m_typedTrees)
+        return;
+    const int M = m_spec.machineCount();
+    const size_t T = m_spec.types.size();
+    m_wholeByType.assign(T, MaxSegTree {});
+    m_maxMilliByType.assign(T, MaxSegTree {});
+    for (size_t t = 0; t < T; ++t) {
+        m_wholeByType[t].init(M);
+        m_maxMilliByType[t].init(M);
+    }
+    for (int m = 0; m < M; ++m) {
+        const size_t t = size_t(m_spec.machines[size_t(m)].type);
+        m_wholeByType[t].set(m, m_whole.get(m));
+        m_maxMilliByType[t].set(m, m_maxMilli.get(m));
+    }
+    m_typedTrees = true;
+}
+
 int ClusterState::firstMachineWithFree(int k, int from, int type) const
 {
-    return type < 0 ? m_whole.firstAtLeast(k, from) : m_wholeByType[size_t(type)].firstAtLeast(k, from);
+    if (type < 0)
+        return m_whole.firstAtLeast(k, from);
+    ensureTypedTrees();
+    return m_wholeByType[size_t(type)].firstAtLeast(k, from);
 }
 
 int ClusterState::mostFreeMachine(int type) const
 {
+    if (type >= 0)
+        ensureTypedTrees();
     const MaxSegTree& t = type < 0 ? m_whole : m_wholeByType[size_t(type)];
     if (t.max() <= 0)
         return -1;
@@ -154,7 +170,10 @@ int ClusterState::nthMachineWithFree(int k, int n, int type) const
 
 int ClusterState::firstMachineWithFreeMilli(int milli, int from, int type) const
 {
-    return type < 0 ? m_maxMilli.firstAtLeast(milli, from) : m_maxMilliByType[size_t(type)].firstAtLeast(milli, from);
+    if (type < 0)
+        return m_maxMilli.firstAtLeast(milli, from);
+    ensureTypedTrees();
+    return m_maxMilliByType[size_t(type)].firstAtLeast(milli, from);
 }
 
 bool ClusterState::canAllocate(const std::vector<GpuSlot>& slots) const
@@ -182,7 +201,8 @@ void ClusterState::refreshMachineMilli(int m)
     if (m_maxMilli.get(m) == best)
         return; // (the per-type tree holds the same value for m)
     m_maxMilli.set(m, best);
-    m_maxMilliByType[size_t(mc.type)].set(m, best);
+    if (m_typedTrees)
+        m_maxMilliByType[size_t(mc.type)].set(m, best);
 }
 
 void ClusterState::machineChanged(int m, int oldFree)
@@ -192,7 +212,8 @@ void ClusterState::machineChanged(int m, int oldFree)
     if (nf == oldFree)
         return;
     m_whole.set(m, nf);
-    m_wholeByType[size_t(mc.type)].set(m, nf);
+    if (m_typedTrees)
+        m_wholeByType[size_t(mc.type)].set(m, nf);
     const uint64_t bit = 1ULL << (m % 64);
     levelRow(-1, oldFree)[m / 64] &= ~bit;
     levelRow(-1, nf)[m / 64] |= bit;
@@ -291,7 +312,7 @@ std::string ClusterState::checkConsistency() const
         if (free != m_freeWhole[size_t(m)])
             return "machine " + std::to_string(m) + ": free count " + std::to_string(m_freeWhole[size_t(m)])
                 + " but " + std::to_string(free) + " GPUs are free";
-        if (m_whole.get(m) != free)
+        if (m_whole.get(m) != free || (m_typedTrees && m_wholeByType[size_t(mc.type)].get(m) != free))
             return "machine " + std::to_string(m) + ": segment tree out of date";
         if (!((levelRow(-1, free)[m / 64] >> (m % 64)) & 1ULL))
             return "machine " + std::to_string(m) + ": best-fit level index out of date";

@@ -507,23 +507,38 @@ void Simulator::refreshRatesOn(const std::vector<GpuSlot>& slots, int except)
 {
     if (m_cfg.perf.ideal || m_cfg.perf.interference <= 0)
         return;
-    // A job's co-runners are the other jobs on the busiest machine of its placement. A job on one machine
-    // (most) has them counted on the machine it is reached through, without reading its slots.
-    auto rerate = [&](int o, int viaMachine) {
-        JobRuntime& r = m_rt[size_t(o)];
+    // A job's co-runners are the other jobs on the busiest machine of its placement, kept current for every
+    // running job (JobRuntime::coRunners) as the job counts of its machines change. A job on one machine (most)
+    // has them counted on the machine it is met through, without reading its slots. When `slots` are on one
+    // machine, only that machine's count changed, so a job on several machines needs its slots only when that
+    // machine may have been its busiest and lost a job.
+    const bool checkAll = m_cfg.checkInvariants;
+    auto busiest = [&](const JobRuntime& r) {
         int co = 0;
-        if (r.machines == 1) {
-            co = int(m_machineJobs[size_t(viaMachine)].size()) - 1;
-        } else {
-            int lastM = -1;
-            for (const GpuSlot& g : r.slots) {
-                const int m = m_cluster.machineOfGpu(g.gpu);
-                if (m == lastM)
-                    continue;
-                lastM = m;
-                co = std::max(co, int(m_machineJobs[size_t(m)].size()) - 1);
-            }
+        int lastM = -1;
+        for (const GpuSlot& g : r.slots) {
+            const int m = m_cluster.machineOfGpu(g.gpu);
+            if (m == lastM)
+                continue;
+            lastM = m;
+            co = std::max(co, int(m_machineJobs[size_t(m)].size()) - 1);
         }
+        return co;
+    };
+    auto rerate = [&](int o, int viaMachine, bool onlyViaChanged) {
+        JobRuntime& r = m_rt[size_t(o)];
+        const int v = int(m_machineJobs[size_t(viaMachine)].size()) - 1;
+        int co;
+        if (r.machines == 1)
+            co = v;
+        else if (onlyViaChanged && v >= r.coRunners)
+            co = v; // the changed machine is (one of) the busiest
+        else if (onlyViaChanged && v < r.coRunners - 1)
+            co = r.coRunners; // it was not the busiest before the change either
+        else
+            co = busiest(r);
+        if (checkAll && co != busiest(r))
+            throw std::logic_error("co-runners of job " + std::to_string(o) + " out of date at t=" + std::to_string(m_now));
         if (co == r.coRunners)
             return;
         bringUpToDate(o);
@@ -541,6 +556,9 @@ void Simulator::refreshRatesOn(const std::vector<GpuSlot>& slots, int except)
     // and the completion heap orders by (time, job).
     std::vector<int>& multi = m_touchedScratch; // pairs (job, machine met on)
     multi.clear();
+    bool oneMachine = true;
+    for (const GpuSlot& g : slots)
+        oneMachine = oneMachine && m_cluster.machineOfGpu(g.gpu) == m_cluster.machineOfGpu(slots.front().gpu);
     int lastMachine = -1;
     for (const GpuSlot& g : slots) {
         const int m = m_cluster.machineOfGpu(g.gpu);
@@ -556,8 +574,8 @@ void Simulator::refreshRatesOn(const std::vector<GpuSlot>& slots, int except)
             const int o = jobs[i];
             if (o == except)
                 continue;
-            if (m_rt[size_t(o)].machines == 1) {
-                rerate(o, m);
+            if (oneMachine || m_rt[size_t(o)].machines == 1) {
+                rerate(o, m, oneMachine); // met once
                 continue;
             }
             bool seen = false;
@@ -570,7 +588,7 @@ void Simulator::refreshRatesOn(const std::vector<GpuSlot>& slots, int except)
         }
     }
     for (size_t k = 0; k < multi.size(); k += 2)
-        rerate(multi[k], multi[k + 1]);
+        rerate(multi[k], multi[k + 1], false);
 }
 
 void Simulator::stopJob(int j, bool finished)
