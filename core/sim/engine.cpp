@@ -508,10 +508,11 @@ void Simulator::refreshRatesOn(const std::vector<GpuSlot>& slots, int except)
     if (m_cfg.perf.ideal || m_cfg.perf.interference <= 0)
         return;
     // A job's co-runners are the other jobs on the busiest machine of its placement, kept current for every
-    // running job (JobRuntime::coRunners) as the job counts of its machines change. A job on one machine (most)
-    // has them counted on the machine it is met through, without reading its slots. When `slots` are on one
-    // machine, only that machine's count changed, so a job on several machines needs its slots only when that
-    // machine may have been its busiest and lost a job.
+    // running job (JobRuntime::coRunners) as the job counts of its machines change. Only the machines of
+    // `slots` changed (by one job each, all the same way), so with v the largest count (less one) among them on
+    // a job's placement: v >= coRunners makes v the new busiest; v < coRunners - 1 leaves the busiest machine
+    // elsewhere and coRunners as it is; only in between are the job's slots read. A job on one machine (most)
+    // has v as its co-runners at once.
     const bool checkAll = m_cfg.checkInvariants;
     auto busiest = [&](const JobRuntime& r) {
         int co = 0;
@@ -525,16 +526,13 @@ void Simulator::refreshRatesOn(const std::vector<GpuSlot>& slots, int except)
         }
         return co;
     };
-    auto rerate = [&](int o, int viaMachine, bool onlyViaChanged) {
+    auto rerate = [&](int o, int v) {
         JobRuntime& r = m_rt[size_t(o)];
-        const int v = int(m_machineJobs[size_t(viaMachine)].size()) - 1;
         int co;
-        if (r.machines == 1)
+        if (r.machines == 1 || v >= r.coRunners)
             co = v;
-        else if (onlyViaChanged && v >= r.coRunners)
-            co = v; // the changed machine is (one of) the busiest
-        else if (onlyViaChanged && v < r.coRunners - 1)
-            co = r.coRunners; // it was not the busiest before the change either
+        else if (v < r.coRunners - 1)
+            co = r.coRunners;
         else
             co = busiest(r);
         if (checkAll && co != busiest(r))
@@ -554,11 +552,8 @@ void Simulator::refreshRatesOn(const std::vector<GpuSlot>& slots, int except)
     // A job on one machine is met once, on that machine; a job on several (rarer) may be met on several of
     // the machines of `slots` and is re-rated once. The order does not matter: each job's update is its own,
     // and the completion heap orders by (time, job).
-    std::vector<int>& multi = m_touchedScratch; // pairs (job, machine met on)
+    std::vector<int>& multi = m_touchedScratch; // pairs (job, largest count less one of the machines met on)
     multi.clear();
-    bool oneMachine = true;
-    for (const GpuSlot& g : slots)
-        oneMachine = oneMachine && m_cluster.machineOfGpu(g.gpu) == m_cluster.machineOfGpu(slots.front().gpu);
     int lastMachine = -1;
     for (const GpuSlot& g : slots) {
         const int m = m_cluster.machineOfGpu(g.gpu);
@@ -566,6 +561,7 @@ void Simulator::refreshRatesOn(const std::vector<GpuSlot>& slots, int except)
             continue;
         lastMachine = m;
         const std::vector<int>& jobs = m_machineJobs[size_t(m)];
+        const int v = int(jobs.size()) - 1;
         for (size_t i = 0; i < jobs.size() && i < 2; ++i)
             prefetch(jobs[i]);
         for (size_t i = 0; i < jobs.size(); ++i) {
@@ -574,21 +570,23 @@ void Simulator::refreshRatesOn(const std::vector<GpuSlot>& slots, int except)
             const int o = jobs[i];
             if (o == except)
                 continue;
-            if (oneMachine || m_rt[size_t(o)].machines == 1) {
-                rerate(o, m, oneMachine); // met once
+            if (m_rt[size_t(o)].machines == 1) {
+                rerate(o, v);
                 continue;
             }
-            bool seen = false;
-            for (size_t k = 0; k < multi.size() && !seen; k += 2)
-                seen = multi[k] == o;
-            if (!seen) {
+            size_t k = 0;
+            while (k < multi.size() && multi[k] != o)
+                k += 2;
+            if (k == multi.size()) {
                 multi.push_back(o);
-                multi.push_back(m);
+                multi.push_back(v);
+            } else {
+                multi[k + 1] = std::max(multi[k + 1], v);
             }
         }
     }
     for (size_t k = 0; k < multi.size(); k += 2)
-        rerate(multi[k], multi[k + 1], false);
+        rerate(multi[k], multi[k + 1]);
 }
 
 void Simulator::stopJob(int j, bool finished)
