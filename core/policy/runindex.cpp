@@ -12,6 +12,7 @@ void RunIndex::reset(size_t jobs, size_t types)
     m_rand = 0x9E3779B97F4A7C15ULL; // fixed: the shape of the tree never changes what a walk returns
     m_lines = (kNodeWords + 2 * types + 7) / 8;
     m_records = 0;
+    m_lastNode = -1;
     m_store.clear();
     m_free.clear();
     m_node.assign(jobs, -1);
@@ -110,6 +111,8 @@ void RunIndex::insert(int job, const Key& key, const int64_t* u)
     pull(n);
     *link = n;
     addToPath(+1, n);
+    if (m_lastNode >= 0 && node(m_lastNode).pos < p)
+        m_lastNode = n;
     m_node[size_t(job)] = n;
     ++m_count;
 }
@@ -130,16 +133,21 @@ void RunIndex::erase(int job)
     addToPath(-1, n);
     *link = merge(node(n).left, node(n).right);
     m_free.push_back(n);
+    if (n == m_lastNode)
+        m_lastNode = -1;
     m_node[size_t(job)] = -1;
     --m_count;
 }
 
 const RunIndex::Pos& RunIndex::last() const
 {
-    int t = m_root;
-    while (node(t).right >= 0)
-        t = node(t).right;
-    return node(t).pos;
+    if (m_lastNode < 0) {
+        int t = m_root;
+        while (node(t).right >= 0)
+            t = node(t).right;
+        m_lastNode = t;
+    }
+    return node(m_lastNode).pos;
 }
 
 bool RunIndex::fits(const int64_t* v, const int64_t* bud) const

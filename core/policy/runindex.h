@@ -76,6 +76,7 @@ private:
     int m_root = -1;
     int m_count = 0;
     int m_records = 0;
+    mutable int m_lastNode = -1; // the largest position's node; -1 = not known (found again by last())
     uint64_t m_rand = 0x9E3779B97F4A7C15ULL;
     std::vector<Line> m_store;
     std::vector<int> m_free;     // unused nodes
