@@ -4,7 +4,7 @@
 // decision, which is too slow here, so an observer keeps the per-GPU shares and checks them as jobs start and
 // stop, and the job records are checked at the end (SRTF on 20,000 jobs, to keep the test short). Also:
 // RunIndex against a plain walk, MovingIndex (SRTF's kinetic running order) and GittinsRunIndex (2D-Gittins's
-// certified bounds) against a sort.
+// certified bounds) against a sort; RunIndex::replaceKey; 2D-LAS with the per-decision checks on a loaded cluster.
 #include <QtTest>
 
 #include <algorithm>
