@@ -549,10 +549,9 @@ void Simulator::refreshRatesOn(const std::vector<GpuSlot>& slots, int except)
         r.rate = r.baseRate / (1.0 + m_cfg.perf.interference * co);
         scheduleCompletion(o);
     };
-    auto prefetch = [&](int o) {
-        const char* p = reinterpret_cast<const char*>(&m_rt[size_t(o)]);
-        __builtin_prefetch(p);
-        __builtin_prefetch(p + sizeof(JobRuntime) - 1);
+    auto prefetch = [&](int o) { // both ends of the job's runtime (coRunners, machines)
+        __builtin_prefetch(&m_rt[size_t(o)]);
+        __builtin_prefetch(reinterpret_cast<const char*>(&m_rt[size_t(o)]) + sizeof(JobRuntime) - 1);
     };
     // A job on one machine is met once, on that machine; a job on several (rarer) may be met on several of
     // the machines of `slots` and is re-rated once. The order does not matter: each job's update is its own,
@@ -567,8 +566,6 @@ void Simulator::refreshRatesOn(const std::vector<GpuSlot>& slots, int except)
         lastMachine = m;
         const std::vector<int>& jobs = m_machineJobs[size_t(m)];
         const int v = int(jobs.size()) - 1;
-        for (size_t i = 0; i < jobs.size() && i < 2; ++i)
-            prefetch(jobs[i]);
         for (size_t i = 0; i < jobs.size(); ++i) {
             if (i + 2 < jobs.size())
                 prefetch(jobs[i + 2]);
