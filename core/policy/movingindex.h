@@ -18,6 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include "policy/runindex.h"
+
 namespace ss {
 
 class MovingIndex {
@@ -26,7 +28,7 @@ public:
     struct Pos {
         Key key;
         int job;
-        bool operator<(const Pos& o) const { return key != o.key ? key < o.key : job < o.job; }
+        bool operator<(const Pos& o) const { return keyJobLess(key, job, o.key, o.job); }
     };
     /// The position of a job in the index at the time of the current decision.
     using PosFn = std::function<Pos(int job)>;

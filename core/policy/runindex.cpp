@@ -10,9 +10,10 @@ void RunIndex::reset(size_t jobs, size_t types)
     m_root = -1;
     m_count = 0;
     m_rand = 0x9E3779B97F4A7C15ULL; // fixed: the shape of the tree never changes what a walk returns
-    m_nodes.clear();
-    m_use.clear();
-    m_sum.clear();
+    m_lines = (kNodeWords + 2 * types + 7) / 8;
+    m_records = 0;
+    m_lastNode = -1;
+    m_store.clear();
     m_free.clear();
     m_node.assign(jobs, -1);
 }
@@ -23,7 +24,7 @@ void RunIndex::pull(int n)
     const int64_t* u = use(n);
     for (size_t t = 0; t < m_types; ++t)
         s[t] = u[t];
-    for (int c : {m_nodes[size_t(n)].left, m_nodes[size_t(n)].right})
+    for (int c : {node(n).left, node(n).right})
         if (c >= 0) {
             const int64_t* cs = sum(c);
             for (size_t t = 0; t < m_types; ++t)
@@ -37,13 +38,13 @@ void RunIndex::split(int t, const Pos& p, bool orEqual, int& l, int& r)
         l = r = -1;
         return;
     }
-    Node& n = m_nodes[size_t(t)];
+    Node& n = node(t);
     const bool goesLeft = orEqual ? !(p < n.pos) : n.pos < p;
     if (goesLeft) {
-        split(n.right, p, orEqual, m_nodes[size_t(t)].right, r);
+        split(n.right, p, orEqual, node(t).right, r);
         l = t;
     } else {
-        split(n.left, p, orEqual, l, m_nodes[size_t(t)].left);
+        split(n.left, p, orEqual, l, node(t).left);
         r = t;
     }
     pull(t);
@@ -55,12 +56,12 @@ int RunIndex::merge(int a, int b)
         return b;
     if (b < 0)
         return a;
-    if (m_nodes[size_t(a)].prio > m_nodes[size_t(b)].prio) {
-        m_nodes[size_t(a)].right = merge(m_nodes[size_t(a)].right, b);
+    if (node(a).prio > node(b).prio) {
+        node(a).right = merge(node(a).right, b);
         pull(a);
         return a;
     }
-    m_nodes[size_t(b)].left = merge(a, m_nodes[size_t(b)].left);
+    node(b).left = merge(a, node(b).left);
     pull(b);
     return b;
 }
@@ -85,33 +86,33 @@ void RunIndex::insert(int job, const Key& key, const int64_t* u)
         n = m_free.back();
         m_free.pop_back();
     } else {
-        n = int(m_nodes.size());
-        m_nodes.push_back({});
-        m_use.resize(m_use.size() + m_types);
-        m_sum.resize(m_sum.size() + m_types);
+        n = m_records++;
+        m_store.resize(m_store.size() + m_lines);
     }
     m_rand ^= m_rand << 13;
     m_rand ^= m_rand >> 7;
     m_rand ^= m_rand << 17;
-    m_nodes[size_t(n)] = Node {{key, job}, uint32_t(m_rand >> 32), -1, -1};
-    std::copy(u, u + m_types, &m_use[size_t(n) * m_types]);
+    new (words(n)) Node {{key, job}, uint32_t(m_rand >> 32), -1, -1};
+    std::copy(u, u + m_types, use(n));
     // down to where the new node's priority places it, split what hangs there around it (a few nodes on
     // average), and add its holding to the ancestors' sums
-    const Pos& p = m_nodes[size_t(n)].pos;
+    const Pos& p = node(n).pos;
     m_path.clear();
     int* link = &m_root;
-    while (*link >= 0 && m_nodes[size_t(*link)].prio > m_nodes[size_t(n)].prio) {
+    while (*link >= 0 && node(*link).prio > node(n).prio) {
         m_path.push_back(*link);
-        Node& x = m_nodes[size_t(*link)];
+        Node& x = node(*link);
         link = p < x.pos ? &x.left : &x.right;
     }
     int l, r;
     split(*link, p, false, l, r);
-    m_nodes[size_t(n)].left = l;
-    m_nodes[size_t(n)].right = r;
+    node(n).left = l;
+    node(n).right = r;
     pull(n);
     *link = n;
     addToPath(+1, n);
+    if (m_lastNode >= 0 && node(m_lastNode).pos < p)
+        m_lastNode = n;
     m_node[size_t(job)] = n;
     ++m_count;
 }
@@ -121,27 +122,32 @@ void RunIndex::erase(int job)
     const int n = m_node[size_t(job)];
     if (n < 0)
         return;
-    const Pos p = m_nodes[size_t(n)].pos;
+    const Pos p = node(n).pos;
     m_path.clear();
     int* link = &m_root;
     while (*link != n) {
         m_path.push_back(*link);
-        Node& x = m_nodes[size_t(*link)];
+        Node& x = node(*link);
         link = p < x.pos ? &x.left : &x.right;
     }
     addToPath(-1, n);
-    *link = merge(m_nodes[size_t(n)].left, m_nodes[size_t(n)].right);
+    *link = merge(node(n).left, node(n).right);
     m_free.push_back(n);
+    if (n == m_lastNode)
+        m_lastNode = -1;
     m_node[size_t(job)] = -1;
     --m_count;
 }
 
 const RunIndex::Pos& RunIndex::last() const
 {
-    int t = m_root;
-    while (m_nodes[size_t(t)].right >= 0)
-        t = m_nodes[size_t(t)].right;
-    return m_nodes[size_t(t)].pos;
+    if (m_lastNode < 0) {
+        int t = m_root;
+        while (node(t).right >= 0)
+            t = node(t).right;
+        m_lastNode = t;
+    }
+    return node(m_lastNode).pos;
 }
 
 bool RunIndex::fits(const int64_t* v, const int64_t* bud) const
@@ -156,7 +162,7 @@ int RunIndex::descend(int t, int64_t* bud) const
 {
     // the subtree does not fit as a whole: the first job in it that does not fit follows the part that does
     for (;;) {
-        const Node& n = m_nodes[size_t(t)];
+        const Node& n = node(t);
         if (n.left >= 0) {
             if (!fits(sum(n.left), bud)) {
                 t = n.left;
@@ -180,7 +186,7 @@ int RunIndex::scan(int t, const Pos* from, const Pos* to, int64_t* bud) const
     // in-order over the part of the subtree after `from` and before `to`: a subtree wholly inside is taken
     // by its sum when it fits, so only the two boundary paths and the path to the job found are walked
     while (t >= 0) {
-        const Node& n = m_nodes[size_t(t)];
+        const Node& n = node(t);
         if (!from && !to) {
             if (fits(sum(t), bud)) {
                 const int64_t* s = sum(t);
@@ -225,14 +231,35 @@ std::vector<int> RunIndex::inOrder() const
     while (t >= 0 || !stack.empty()) {
         while (t >= 0) {
             stack.push_back(t);
-            t = m_nodes[size_t(t)].left;
+            t = node(t).left;
         }
         t = stack.back();
         stack.pop_back();
-        out.push_back(m_nodes[size_t(t)].pos.job);
-        t = m_nodes[size_t(t)].right;
+        out.push_back(node(t).pos.job);
+        t = node(t).right;
     }
     return out;
+}
+
+bool RunIndex::ordered() const
+{
+    std::vector<int> stack;
+    const Pos* prev = nullptr;
+    int t = m_root;
+    while (t >= 0 || !stack.empty()) {
+        while (t >= 0) {
+            stack.push_back(t);
+            t = node(t).left;
+        }
+        t = stack.back();
+        stack.pop_back();
+        const Pos& p = node(t).pos;
+        if (prev && !(*prev < p))
+            return false;
+        prev = &p;
+        t = node(t).right;
+    }
+    return true;
 }
 
 } // namespace ss

@@ -6,9 +6,26 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <new>
 #include <vector>
 
 namespace ss {
+
+/// (a, ja) < (b, jb) with a and b compared as std::array's operator< does (lexicographic by <, also where a
+/// value is NaN) and the jobs breaking ties between equal keys, in one pass over the keys.
+template <size_t N> inline bool keyJobLess(const std::array<double, N>& a, int ja, const std::array<double, N>& b, int jb)
+{
+    for (size_t i = 0; i < N; ++i) {
+        if (a[i] < b[i])
+            return true;
+        if (b[i] < a[i])
+            return false;
+    }
+    for (size_t i = 0; i < N; ++i)
+        if (!(a[i] == b[i]))
+            return false; // equivalent but not equal (a NaN): the keys decide, as false
+    return ja < jb;
+}
 
 class RunIndex {
 public:
@@ -17,7 +34,7 @@ public:
     struct Pos {
         Key key;
         int job;
-        bool operator<(const Pos& o) const { return key != o.key ? key < o.key : job < o.job; }
+        bool operator<(const Pos& o) const { return keyJobLess(key, job, o.key, o.job); }
     };
 
     void reset(size_t jobs, size_t types);
@@ -25,8 +42,12 @@ public:
     int size() const { return m_count; }
     void insert(int job, const Key& key, const int64_t* use);
     void erase(int job);
+    /// Gives a job a new key that keeps its place in the order (between the same neighbours): O(1), the
+    /// tree is untouched. The caller vouches for the place (the LAS re-keying of the jobs demoted at a
+    /// decision, which keep their order; tst_scale checks it against the order of the new keys).
+    void replaceKey(int job, const Key& key) { node(m_node[size_t(job)]).pos.key = key; }
     bool contains(int job) const { return m_node[size_t(job)] >= 0; }
-    const Key& keyOf(int job) const { return m_nodes[size_t(m_node[size_t(job)])].pos.key; }
+    const Key& keyOf(int job) const { return node(m_node[size_t(job)]).pos.key; }
     /// The largest position; only when not empty.
     const Pos& last() const;
     /// Walks the jobs after `from` (all when `from` is null) and before `to` (to the end when null) in order,
@@ -35,6 +56,8 @@ public:
     int firstNotFitting(const Pos* from, const Pos* to, int64_t* bud) const;
     /// Every job in order (tests).
     std::vector<int> inOrder() const;
+    /// Whether the positions are strictly increasing in tree order (invariant checks: replaceKey misused).
+    bool ordered() const;
 
 private:
     struct Node {
@@ -42,21 +65,33 @@ private:
         uint32_t prio;
         int left = -1, right = -1;
     };
+    // One record per node, on whole cache lines: the node, then what its subtree holds (sum), then what its job
+    // holds (use), per type; a walk down the tree reads the node and its sums from neighbouring lines.
+    struct alignas(64) Line {
+        int64_t w[8];
+    };
+    static constexpr size_t kNodeWords = (sizeof(Node) + 7) / 8;
     size_t m_types = 0;
+    size_t m_lines = 1;  // lines per record
     int m_root = -1;
     int m_count = 0;
+    int m_records = 0;
+    mutable int m_lastNode = -1; // the largest position's node; -1 = not known (found again by last())
     uint64_t m_rand = 0x9E3779B97F4A7C15ULL;
-    std::vector<Node> m_nodes;
-    std::vector<int64_t> m_use;  // per node: what its job holds (types)
-    std::vector<int64_t> m_sum;  // per node: summed over its subtree
+    std::vector<Line> m_store;
     std::vector<int> m_free;     // unused nodes
     std::vector<int> m_node;     // per job: its node, -1 = not running here
     std::vector<int> m_path;     // scratch: ancestors of the node inserted or erased
     void addToPath(int64_t sign, int n);
 
-    int64_t* sum(int n) { return &m_sum[size_t(n) * m_types]; }
-    const int64_t* sum(int n) const { return &m_sum[size_t(n) * m_types]; }
-    const int64_t* use(int n) const { return &m_use[size_t(n) * m_types]; }
+    int64_t* words(int n) { return m_store[size_t(n) * m_lines].w; }
+    const int64_t* words(int n) const { return m_store[size_t(n) * m_lines].w; }
+    Node& node(int n) { return *std::launder(reinterpret_cast<Node*>(words(n))); }
+    const Node& node(int n) const { return *std::launder(reinterpret_cast<const Node*>(words(n))); }
+    int64_t* sum(int n) { return words(n) + kNodeWords; }
+    const int64_t* sum(int n) const { return words(n) + kNodeWords; }
+    int64_t* use(int n) { return words(n) + kNodeWords + m_types; }
+    const int64_t* use(int n) const { return words(n) + kNodeWords + m_types; }
     void pull(int n);
     /// (< p | >= p) when `orEqual` is false, (<= p | > p) when true.
     void split(int t, const Pos& p, bool orEqual, int& l, int& r);

@@ -107,6 +107,8 @@ void PreemptiveScheduler::reset(const SimSetup& setup)
     m_runKey.assign(n, Key {});
     m_inRun.assign(n, 0);
     m_cross.clear();
+    m_crossVer.assign(n, 0);
+    m_crossLive = 0;
     m_runInQ.assign(m_order == PreemptOrder::Srtf ? 0 : m_thr.size() + 1, 0);
     m_crossAt.assign(n, std::numeric_limits<double>::quiet_NaN());
     m_flag.assign(n, 0);
@@ -233,6 +235,10 @@ double PreemptiveScheduler::crossMargin(double now) const
     return 1e-6 * (1.0 + top / m_minGpus) + 1e-9 * std::fabs(now);
 }
 
+namespace {
+bool crossAfter(double ta, int ja, double tb, int jb) { return ta > tb || (ta == tb && ja > jb); }
+} // namespace
+
 void PreemptiveScheduler::crossSet(const SchedContext& ctx, int j)
 {
     crossErase(j);
@@ -241,7 +247,9 @@ void PreemptiveScheduler::crossSet(const SchedContext& ctx, int j)
         return;
     const double t = ctx.now() + (m_thr[size_t(q)] - lasAttained(ctx, j)) / ctx.job(j).gpus;
     m_crossAt[size_t(j)] = t;
-    m_cross.insert({t, j});
+    m_cross.push_back({t, j, ++m_crossVer[size_t(j)]});
+    std::push_heap(m_cross.begin(), m_cross.end(), [](const CrossEntry& a, const CrossEntry& b) { return crossAfter(a.t, a.job, b.t, b.job); });
+    ++m_crossLive;
 }
 
 void PreemptiveScheduler::crossErase(int j)
@@ -249,8 +257,44 @@ void PreemptiveScheduler::crossErase(int j)
     const double t = m_crossAt[size_t(j)];
     if (std::isnan(t))
         return;
-    m_cross.erase({t, j});
+    ++m_crossVer[size_t(j)]; // its entry is dead
+    --m_crossLive;
     m_crossAt[size_t(j)] = std::numeric_limits<double>::quiet_NaN();
+}
+
+bool PreemptiveScheduler::crossPrune()
+{
+    const auto after = [](const CrossEntry& a, const CrossEntry& b) { return crossAfter(a.t, a.job, b.t, b.job); };
+    if (m_cross.size() > 2 * m_crossLive + 64) {
+        m_cross.erase(std::remove_if(m_cross.begin(), m_cross.end(), [this](const CrossEntry& e) { return !crossLive(e); }),
+                      m_cross.end());
+        std::make_heap(m_cross.begin(), m_cross.end(), after);
+    }
+    while (!m_cross.empty() && !crossLive(m_cross.front())) {
+        std::pop_heap(m_cross.begin(), m_cross.end(), after);
+        m_cross.pop_back();
+    }
+    return !m_cross.empty();
+}
+
+template <class F> void PreemptiveScheduler::crossUpTo(double horizon, F f)
+{
+    // the entries at or before `horizon` are a subtree at the top of the heap
+    if (!crossPrune())
+        return;
+    m_crossStack.clear();
+    m_crossStack.push_back(0);
+    while (!m_crossStack.empty()) {
+        const size_t i = m_crossStack.back();
+        m_crossStack.pop_back();
+        const CrossEntry e = m_cross[i];
+        if (!(e.t <= horizon))
+            continue;
+        if (crossLive(e))
+            f(e.job);
+        for (size_t c = 2 * i + 1; c <= 2 * i + 2 && c < m_cross.size(); ++c)
+            m_crossStack.push_back(c);
+    }
 }
 
 void PreemptiveScheduler::onJobStopped(int job, double, bool finished, const JobRuntime& rt)
@@ -279,9 +323,10 @@ void PreemptiveScheduler::demoteRunning(const SchedContext& ctx)
     };
     // only jobs predicted to cross by now can have crossed; the exact test is the one over all running jobs
     const double horizon = now + crossMargin(now);
-    for (auto it = m_cross.begin(); it != m_cross.end() && it->first <= horizon; ++it)
-        if (m_q[size_t(it->second)] < K - 1 && reached(it->second))
-            m_demoted.push_back(it->second);
+    crossUpTo(horizon, [&](int j) {
+        if (m_q[size_t(j)] < K - 1 && reached(j))
+            m_demoted.push_back(j);
+    });
     if (m_demoted.size() > 1) {
         // jobs demoted together take their places in the engine's running-list order
         for (int j : m_demoted)
@@ -364,12 +409,11 @@ void PreemptiveScheduler::requestWake(SchedContext& ctx)
     double t = kInf;
     // the earliest crossing among running jobs, recomputed as of now for the few near the front (the
     // prediction and the value recomputed now may differ in the last bits)
-    if (!m_cross.empty()) {
-        const double horizon = m_cross.begin()->first + crossMargin(now);
-        for (auto it = m_cross.begin(); it != m_cross.end() && it->first <= horizon; ++it) {
-            const int j = it->second;
+    if (crossPrune()) {
+        const double horizon = m_cross.front().t + crossMargin(now);
+        crossUpTo(horizon, [&](int j) {
             t = std::min(t, now + (m_thr[size_t(m_q[size_t(j)])] - lasAttained(ctx, j)) / ctx.job(j).gpus);
-        }
+        });
     }
     if (m_knob > 0)
         for (const Bucket& b : m_buckets)
@@ -680,11 +724,21 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
             m_zone[size_t(j)] = 0;
             m_seq[size_t(j)] = ++m_run;
             if (!gittins) {
-                runErase(j);
-                runInsert(j, keyFor(ctx, j));
+                // a job demoted at this decision is in the running order at the back of its new queue's
+                // running jobs (zone 1, where no other running job is); joining the running zone moves it to
+                // zone 0 after every running job there, in this sorted order: the same place in the order
+                const Key k = keyFor(ctx, j);
+                if (m_inRun[size_t(j)]) {
+                    m_runKey[size_t(j)] = k;
+                    m_runIdx.replaceKey(j, k);
+                } else {
+                    runInsert(j, k);
+                }
             }
         }
     }
+    if (ctx.config().checkInvariants && m_order == PreemptOrder::Las && !m_runIdx.ordered())
+        throw std::logic_error(m_name + ": the running order is out of order at t=" + std::to_string(now));
     requestWake(ctx);
 }
 

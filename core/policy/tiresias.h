@@ -91,7 +91,7 @@ private:
     struct PItem {
         Key key;
         int job;
-        bool operator<(const PItem& o) const { return key != o.key ? key < o.key : job < o.job; }
+        bool operator<(const PItem& o) const { return keyJobLess(key, job, o.key, o.job); }
     };
     struct Bucket {
         uint64_t mask = 0;
@@ -157,8 +157,23 @@ private:
 
     // LAS and Gittins: running jobs not in the last queue by predicted threshold-crossing time (fixed while a
     // job runs, as attained service grows linearly). Demotion and the wake-up only look at the front.
-    std::set<std::pair<double, int>> m_cross;
+    // A binary min-heap of (time, job) whose entries are dropped lazily: an entry is live while its version is
+    // its job's. Readers visit the live entries up to a time, in no particular order (the decision does not
+    // depend on it: demotions of several jobs are put in the running-list order, the wake-up is a minimum).
+    struct CrossEntry {
+        double t;
+        int job;
+        uint32_t ver;
+    };
+    std::vector<CrossEntry> m_cross;
+    std::vector<uint32_t> m_crossVer;
+    std::vector<size_t> m_crossStack;
+    size_t m_crossLive = 0;
     std::vector<double> m_crossAt; // NaN = not in m_cross
+    bool crossLive(const CrossEntry& e) const { return m_crossVer[size_t(e.job)] == e.ver; }
+    /// Drops dead entries from the top (and all of them when they outnumber the live ones); false when none is live.
+    bool crossPrune();
+    template <class F> void crossUpTo(double horizon, F f);
     double m_minGpus = 1;
     double crossMargin(double now) const;
     void crossSet(const SchedContext& ctx, int j);

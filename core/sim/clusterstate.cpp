@@ -17,6 +17,8 @@ void MaxSegTree::init(int n)
 void MaxSegTree::set(int i, int v)
 {
     size_t p = size_t(m_size + i);
+    if (m_t[p] == v)
+        return;
     m_t[p] = v;
     for (p >>= 1; p >= 1; p >>= 1) {
         const int nv = std::max(m_t[2 * p], m_t[2 * p + 1]);
@@ -26,25 +28,30 @@ void MaxSegTree::set(int i, int v)
     }
 }
 
-int MaxSegTree::descend(int node, int lo, int hi, int k, int from) const
-{
-    if (hi <= from || m_t[size_t(node)] < k)
-        return -1;
-    if (hi - lo == 1)
-        return lo;
-    const int mid = (lo + hi) / 2;
-    const int r = descend(2 * node, lo, mid, k, from);
-    if (r >= 0)
-        return r;
-    return descend(2 * node + 1, mid, hi, k, from);
-}
-
 int MaxSegTree::firstAtLeast(int k, int from) const
 {
-    if (m_n == 0 || m_t[1] < k)
+    from = std::max(0, from);
+    if (m_n == 0 || m_t[1] < k || from >= m_n)
         return -1;
-    const int r = descend(1, 0, m_size, k, std::max(0, from));
-    return (r >= 0 && r < m_n) ? r : -1;
+    // bottom-up from the leaf `from`: climb while the subtrees to the right fail, then go down the first
+    // subtree to the right that holds a value >= k, always to its leftmost such leaf
+    size_t p = size_t(m_size + from);
+    if (m_t[p] < k) {
+        for (;;) {
+            while (p & 1) { // a right child: its right neighbours are to the right of its parent
+                p >>= 1;
+                if (p == 0)
+                    return -1;
+            }
+            ++p;
+            if (m_t[p] >= k)
+                break;
+        }
+        while (p < size_t(m_size))
+            p = m_t[2 * p] >= k ? 2 * p : 2 * p + 1;
+    }
+    const int r = int(p) - m_size;
+    return r < m_n ? r : -1;
 }
 
 int MaxSegTree::argMax() const
@@ -66,12 +73,6 @@ ClusterState::ClusterState(const ClusterSpec& spec) : m_spec(spec)
     m_freeByType.assign(size_t(T), 0);
     m_whole.init(M);
     m_maxMilli.init(M);
-    m_wholeByType.resize(size_t(T));
-    m_maxMilliByType.resize(size_t(T));
-    for (int t = 0; t < T; ++t) {
-        m_wholeByType[size_t(t)].init(M);
-        m_maxMilliByType[size_t(t)].init(M);
-    }
     m_words = size_t((M + 63) / 64);
     m_levelsPerType = spec.maxGpusPerMachine() + 1;
     m_levelBits.assign(size_t(T + 1) * size_t(m_levelsPerType) * m_words, 0);
@@ -81,22 +82,44 @@ ClusterState::ClusterState(const ClusterSpec& spec) : m_spec(spec)
         m_totalFreeWhole += mc.gpus;
         m_freeByType[size_t(mc.type)] += mc.gpus;
         m_whole.set(m, mc.gpus);
-        m_wholeByType[size_t(mc.type)].set(m, mc.gpus);
-        const int milli = mc.gpus > 0 ? 1000 : 0;
-        m_maxMilli.set(m, milli);
-        m_maxMilliByType[size_t(mc.type)].set(m, milli);
+        m_maxMilli.set(m, mc.gpus > 0 ? 1000 : 0);
         levelRow(-1, mc.gpus)[m / 64] |= 1ULL << (m % 64);
         levelRow(mc.type, mc.gpus)[m / 64] |= 1ULL << (m % 64);
     }
 }
 
+void ClusterState::ensureTypedTrees() const
+{
+    if (m_typedTrees)
+        return;
+    const int M = m_spec.machineCount();
+    const size_t T = m_spec.types.size();
+    m_wholeByType.assign(T, MaxSegTree {});
+    m_maxMilliByType.assign(T, MaxSegTree {});
+    for (size_t t = 0; t < T; ++t) {
+        m_wholeByType[t].init(M);
+        m_maxMilliByType[t].init(M);
+    }
+    for (int m = 0; m < M; ++m) {
+        const size_t t = size_t(m_spec.machines[size_t(m)].type);
+        m_wholeByType[t].set(m, m_whole.get(m));
+        m_maxMilliByType[t].set(m, m_maxMilli.get(m));
+    }
+    m_typedTrees = true;
+}
+
 int ClusterState::firstMachineWithFree(int k, int from, int type) const
 {
-    return type < 0 ? m_whole.firstAtLeast(k, from) : m_wholeByType[size_t(type)].firstAtLeast(k, from);
+    if (type < 0)
+        return m_whole.firstAtLeast(k, from);
+    ensureTypedTrees();
+    return m_wholeByType[size_t(type)].firstAtLeast(k, from);
 }
 
 int ClusterState::mostFreeMachine(int type) const
 {
+    if (type >= 0)
+        ensureTypedTrees();
     const MaxSegTree& t = type < 0 ? m_whole : m_wholeByType[size_t(type)];
     if (t.max() <= 0)
         return -1;
@@ -147,7 +170,10 @@ int ClusterState::nthMachineWithFree(int k, int n, int type) const
 
 int ClusterState::firstMachineWithFreeMilli(int milli, int from, int type) const
 {
-    return type < 0 ? m_maxMilli.firstAtLeast(milli, from) : m_maxMilliByType[size_t(type)].firstAtLeast(milli, from);
+    if (type < 0)
+        return m_maxMilli.firstAtLeast(milli, from);
+    ensureTypedTrees();
+    return m_maxMilliByType[size_t(type)].firstAtLeast(milli, from);
 }
 
 bool ClusterState::canAllocate(const std::vector<GpuSlot>& slots) const
@@ -172,8 +198,11 @@ void ClusterState::refreshMachineMilli(int m)
     const int base = m_spec.gpuBase(m);
     for (int g = 0; g < mc.gpus; ++g)
         best = std::max(best, m_gpuFree[size_t(base + g)]);
+    if (m_maxMilli.get(m) == best)
+        return; // (the per-type tree holds the same value for m)
     m_maxMilli.set(m, best);
-    m_maxMilliByType[size_t(mc.type)].set(m, best);
+    if (m_typedTrees)
+        m_maxMilliByType[size_t(mc.type)].set(m, best);
 }
 
 void ClusterState::machineChanged(int m, int oldFree)
@@ -183,7 +212,8 @@ void ClusterState::machineChanged(int m, int oldFree)
     if (nf == oldFree)
         return;
     m_whole.set(m, nf);
-    m_wholeByType[size_t(mc.type)].set(m, nf);
+    if (m_typedTrees)
+        m_wholeByType[size_t(mc.type)].set(m, nf);
     const uint64_t bit = 1ULL << (m % 64);
     levelRow(-1, oldFree)[m / 64] &= ~bit;
     levelRow(-1, nf)[m / 64] |= bit;
@@ -195,73 +225,71 @@ void ClusterState::machineChanged(int m, int oldFree)
     m_busyMachines += int(isBusy) - int(wasBusy);
 }
 
+bool ClusterState::machineSeenBefore(const std::vector<GpuSlot>& slots, size_t i, int m) const
+{
+    for (size_t j = 0; j < i; ++j)
+        if (m_spec.machineOfGpu(slots[j].gpu) == m)
+            return true;
+    return false;
+}
+
 void ClusterState::allocate(int job, const std::vector<GpuSlot>& slots)
 {
     if (!canAllocate(slots))
         throw std::logic_error("ClusterState::allocate: slots not available");
-    int lastMachine = -1;
-    for (const GpuSlot& s : slots) {
-        const int m = m_spec.machineOfGpu(s.gpu);
-        int& free = m_gpuFree[size_t(s.gpu)];
+    // slot by slot, the machine indices once per run of slots on one machine (the slots of one machine are
+    // contiguous in every placement our policies make; a machine met again is simply refreshed again)
+    for (size_t i = 0; i < slots.size();) {
+        const int m = m_spec.machineOfGpu(slots[i].gpu);
         const int oldWhole = m_freeWhole[size_t(m)];
-        if (free == 1000) {
-            --m_freeWhole[size_t(m)];
-            --m_totalFreeWhole;
-            --m_freeByType[size_t(m_spec.machines[size_t(m)].type)];
+        if (!machineSeenBefore(slots, i, m))
+            ++m_jobsOn[size_t(m)];
+        for (; i < slots.size() && m_spec.machineOfGpu(slots[i].gpu) == m; ++i) {
+            const GpuSlot& s = slots[i];
+            int& free = m_gpuFree[size_t(s.gpu)];
+            if (free == 1000) {
+                --m_freeWhole[size_t(m)];
+                --m_totalFreeWhole;
+                --m_freeByType[size_t(m_spec.machines[size_t(m)].type)];
+            }
+            free -= s.milli;
+            ++m_gpuHolders[size_t(s.gpu)];
+            m_gpuOwner[size_t(s.gpu)] = job;
+            m_usedMilli += s.milli;
         }
-        free -= s.milli;
-        ++m_gpuHolders[size_t(s.gpu)];
-        m_gpuOwner[size_t(s.gpu)] = job;
-        m_usedMilli += s.milli;
         machineChanged(m, oldWhole);
         refreshMachineMilli(m);
-        if (m != lastMachine) {
-            // slots of one machine are contiguous in every placement our policies make; count distinct machines
-            bool seen = false;
-            for (const GpuSlot& t : slots) {
-                if (&t == &s)
-                    break;
-                if (m_spec.machineOfGpu(t.gpu) == m) {
-                    seen = true;
-                    break;
-                }
-            }
-            if (!seen)
-                ++m_jobsOn[size_t(m)];
-            lastMachine = m;
-        }
     }
 }
 
 void ClusterState::release(int job, const std::vector<GpuSlot>& slots)
 {
-    for (size_t i = 0; i < slots.size(); ++i) {
-        const GpuSlot& s = slots[i];
-        const int m = m_spec.machineOfGpu(s.gpu);
-        int& free = m_gpuFree[size_t(s.gpu)];
+    for (size_t i = 0; i < slots.size();) {
+        const int m = m_spec.machineOfGpu(slots[i].gpu);
         const int oldWhole = m_freeWhole[size_t(m)];
-        free += s.milli;
-        if (free > 1000)
-            throw std::logic_error("ClusterState::release: GPU released more than held");
-        if (free == 1000) {
-            ++m_freeWhole[size_t(m)];
-            ++m_totalFreeWhole;
-            ++m_freeByType[size_t(m_spec.machines[size_t(m)].type)];
+        if (!machineSeenBefore(slots, i, m))
+            --m_jobsOn[size_t(m)];
+        for (; i < slots.size() && m_spec.machineOfGpu(slots[i].gpu) == m; ++i) {
+            const GpuSlot& s = slots[i];
+            int& free = m_gpuFree[size_t(s.gpu)];
+            free += s.milli;
+            if (free > 1000) {
+                machineChanged(m, oldWhole);
+                refreshMachineMilli(m);
+                throw std::logic_error("ClusterState::release: GPU released more than held");
+            }
+            if (free == 1000) {
+                ++m_freeWhole[size_t(m)];
+                ++m_totalFreeWhole;
+                ++m_freeByType[size_t(m_spec.machines[size_t(m)].type)];
+            }
+            --m_gpuHolders[size_t(s.gpu)];
+            if (m_gpuHolders[size_t(s.gpu)] == 0)
+                m_gpuOwner[size_t(s.gpu)] = -1;
+            m_usedMilli -= s.milli;
         }
-        --m_gpuHolders[size_t(s.gpu)];
-        if (m_gpuHolders[size_t(s.gpu)] == 0)
-            m_gpuOwner[size_t(s.gpu)] = -1;
-        m_usedMilli -= s.milli;
         machineChanged(m, oldWhole);
         refreshMachineMilli(m);
-        bool seen = false;
-        for (size_t j = 0; j < i; ++j)
-            if (m_spec.machineOfGpu(slots[j].gpu) == m) {
-                seen = true;
-                break;
-            }
-        if (!seen)
-            --m_jobsOn[size_t(m)];
     }
     (void)job;
 }
@@ -284,7 +312,7 @@ std::string ClusterState::checkConsistency() const
         if (free != m_freeWhole[size_t(m)])
             return "machine " + std::to_string(m) + ": free count " + std::to_string(m_freeWhole[size_t(m)])
                 + " but " + std::to_string(free) + " GPUs are free";
-        if (m_whole.get(m) != free)
+        if (m_whole.get(m) != free || (m_typedTrees && m_wholeByType[size_t(mc.type)].get(m) != free))
             return "machine " + std::to_string(m) + ": segment tree out of date";
         if (!((levelRow(-1, free)[m / 64] >> (m % 64)) & 1ULL))
             return "machine " + std::to_string(m) + ": best-fit level index out of date";

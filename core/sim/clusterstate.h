@@ -28,7 +28,6 @@ private:
     int m_size = 1;
     int m_n = 0;
     std::vector<int> m_t;
-    int descend(int node, int lo, int hi, int k, int from) const;
 };
 
 /// Live occupancy of the cluster. Mutated only by the engine (allocate/release); policies read it.
@@ -81,9 +80,13 @@ private:
     int m_fragFree = 0;
     int m_busyMachines = 0;
     MaxSegTree m_whole;                   // free whole GPUs per machine
-    std::vector<MaxSegTree> m_wholeByType; // same, only machines of the type (others 0)
     MaxSegTree m_maxMilli;                // largest free share of a GPU per machine
-    std::vector<MaxSegTree> m_maxMilliByType;
+    // the same per GPU type (only machines of the type; others -1), built at the first query by type and kept
+    // from then on (runs whose jobs may use any type never pay for them)
+    mutable std::vector<MaxSegTree> m_wholeByType;
+    mutable std::vector<MaxSegTree> m_maxMilliByType;
+    mutable bool m_typedTrees = false;
+    void ensureTypedTrees() const;
     // machines by free level (for best fit) as bitsets over machines: slot (type+1)*(maxGpus+1)+free, slot
     // type = -1 for any type. Finding the lowest machine of a level scans M/64 words.
     std::vector<uint64_t> m_levelBits;
@@ -93,6 +96,8 @@ private:
     const uint64_t* levelRow(int type, int free) const { return &m_levelBits[(size_t(type + 1) * size_t(m_levelsPerType) + size_t(free)) * m_words]; }
     void machineChanged(int m, int oldFree);
     void refreshMachineMilli(int m);
+    /// Whether a slot before slots[i] is on machine m.
+    bool machineSeenBefore(const std::vector<GpuSlot>& slots, size_t i, int m) const;
 };
 
 } // namespace ss

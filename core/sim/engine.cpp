@@ -172,140 +172,6 @@ void SchedContext::wakeAt(double t)
     m_sim.m_wakes.push(t);
 }
 
-void SchedContext::recordQueue(std::vector<ScoredJob> ranked)
-{
-    if (!m_record)
-        return;
-    m_record->queueLength = int(ranked.size());
-    if (int(ranked.size()) > m_sim.m_cfg.logQueueLimit)
-        ranked.resize(size_t(m_sim.m_cfg.logQueueLimit));
-    m_record->queue = std::move(ranked);
-}
-
-void SchedContext::recordQueue(std::vector<ScoredJob> ranked, int total)
-{
-    if (!m_record)
-        return;
-    recordQueue(std::move(ranked));
-    m_record->queueLength = std::max(m_record->queueLength, total);
-}
-
-int SchedContext::logQueueLimit() const { return m_sim.m_cfg.logQueueLimit; }
-
-void SchedContext::recordAllocation(AllocationRecord allocation)
-{
-    if (m_record)
-        m_record->allocation = std::move(allocation);
-}
-
-void SchedContext::recordCritic(char kind, float value, int job, std::vector<float> perMachine)
-{
-    if (!m_record)
-        return;
-    m_record->criticKind = kind;
-    m_record->criticValue = value;
-    if (job < 0 || perMachine.empty())
-        return;
-    // The job's latest record at this decision (failed attempts are not indexed by loggedPlacement).
-    for (auto it = m_record->placements.rbegin(); it != m_record->placements.rend(); ++it) {
-        if (it->job != job)
-            continue;
-        if (it->affinity.empty())
-            return; // past the log's placement limit: kept without scores
-        it->critic.clear();
-        if (it->machines.empty())
-            it->critic = std::move(perMachine);
-        else
-            for (uint32_t m : it->machines)
-                it->critic.push_back(m < perMachine.size() ? perMachine[m] : kNoScore);
-        return;
-    }
-}
-
-PlacementRecord* SchedContext::loggedPlacement(int job)
-{
-    if (!m_record || job < 0 || size_t(job) >= m_logStamp.size() || m_logStamp[size_t(job)] != m_logEpoch)
-        return nullptr;
-    const size_t i = m_logIdx[size_t(job)];
-    if (i >= m_record->placements.size() || m_record->placements[i].job != job)
-        return nullptr;
-    return &m_record->placements[i];
-}
-
-void SchedContext::noteLogged(int job, size_t index)
-{
-    if (job < 0)
-        return;
-    if (size_t(job) >= m_logStamp.size()) {
-        m_logStamp.resize(std::max(size_t(job) + 1, m_logStamp.size() * 2), 0);
-        m_logIdx.resize(m_logStamp.size(), 0);
-    }
-    m_logStamp[size_t(job)] = m_logEpoch;
-    m_logIdx[size_t(job)] = uint32_t(index);
-}
-
-void SchedContext::recordPlacement(int job, const std::vector<GpuSlot>& slots, std::vector<float> affinity,
-                                   std::string reason, std::vector<float> affinityVar, std::vector<float> rwgpMean,
-                                   std::vector<float> rwgpVar)
-{
-    if (!m_record)
-        return;
-    const bool over = int(m_record->placements.size()) >= m_sim.m_cfg.logPlacementLimit;
-    if (over && slots.empty())
-        return; // failed attempts past the limit are dropped
-    if (over) {
-        // a start past the limit is kept, without its scores (they are what makes a record big)
-        affinity.clear();
-        affinityVar.clear();
-        rwgpMean.clear();
-        rwgpVar.clear();
-    }
-    PlacementRecord pr;
-    pr.job = job;
-    pr.slots = slots;
-    pr.reason = std::move(reason);
-    const int M = m_sim.m_cluster.machineCount();
-    if (!affinity.empty() && M > m_sim.m_cfg.denseAffinityMaxMachines) {
-        // keep the best K machines only
-        std::vector<uint32_t> idx(affinity.size());
-        for (size_t i = 0; i < idx.size(); ++i)
-            idx[i] = uint32_t(i);
-        const size_t k = std::min(idx.size(), size_t(m_sim.m_cfg.sparseAffinityTopK));
-        std::partial_sort(idx.begin(), idx.begin() + long(k), idx.end(), [&](uint32_t a, uint32_t b) {
-            if (affinity[a] != affinity[b])
-                return affinity[a] > affinity[b];
-            return a < b;
-        });
-        idx.resize(k);
-        std::sort(idx.begin(), idx.end());
-        for (uint32_t i : idx) {
-            pr.affinity.push_back(affinity[i]);
-            if (!affinityVar.empty())
-                pr.affinityVar.push_back(affinityVar[i]);
-            if (i < rwgpMean.size() && i < rwgpVar.size()) {
-                pr.rwgpMean.push_back(rwgpMean[i]);
-                pr.rwgpVar.push_back(rwgpVar[i]);
-            }
-        }
-        pr.machines = std::move(idx);
-    } else {
-        pr.affinity = std::move(affinity);
-        pr.affinityVar = std::move(affinityVar);
-        pr.rwgpMean = std::move(rwgpMean);
-        pr.rwgpVar = std::move(rwgpVar);
-    }
-    // replace an earlier record of the same job (e.g. made by start() with only a reason)
-    if (PlacementRecord* p = loggedPlacement(job); p && p->slots == slots && p->affinity.empty()) {
-        if (pr.reason.empty())
-            pr.reason = std::move(p->reason);
-        *p = std::move(pr);
-        return;
-    }
-    if (!slots.empty())
-        noteLogged(job, m_record->placements.size());
-    m_record->placements.push_back(std::move(pr));
-}
-
 // ------------------------------------------------------------------------------------------------ Simulator
 Simulator::Simulator(const ClusterSpec& cluster, const Trace& trace, Scheduler& policy, RunConfig cfg,
                      const ThroughputTable* table)
@@ -390,11 +256,13 @@ std::string Simulator::validateStart(int j, const std::vector<GpuSlot>& slots) c
     return {};
 }
 
+// A 4-ary heap: half the levels of a binary one, so fewer moves (each also writes the moved job's position)
+// per update; the top is the same, as (time, job) orders every pair of entries.
 void Simulator::CompletionHeap::up(size_t i)
 {
     const Node n = m_h[i];
     while (i > 0) {
-        const size_t p = (i - 1) / 2;
+        const size_t p = (i - 1) / 4;
         if (!less(n, m_h[p]))
             break;
         place(i, m_h[p]);
@@ -408,11 +276,14 @@ void Simulator::CompletionHeap::down(size_t i)
     const Node n = m_h[i];
     const size_t sz = m_h.size();
     for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= sz)
+        const size_t first = 4 * i + 1;
+        if (first >= sz)
             break;
-        if (c + 1 < sz && less(m_h[c + 1], m_h[c]))
-            ++c;
+        size_t c = first;
+        const size_t end = std::min(first + 4, sz);
+        for (size_t k = first + 1; k < end; ++k)
+            if (less(m_h[k], m_h[c]))
+                c = k;
         if (!less(m_h[c], n))
             break;
         place(i, m_h[c]);
@@ -591,28 +462,73 @@ void Simulator::refreshRatesOn(const std::vector<GpuSlot>& slots, int except)
 {
     if (m_cfg.perf.ideal || m_cfg.perf.interference <= 0)
         return;
-    std::vector<int>& touched = m_touchedScratch;
-    touched.clear();
+    // A job's co-runners are the other jobs on the busiest machine of its placement, kept current for every
+    // running job (JobRuntime::coRunners) as the job counts of its machines change. Only the machines of
+    // `slots` changed (by one job each, all the same way), so with v the largest count (less one) among them on
+    // a job's placement: v >= coRunners makes v the new busiest; v < coRunners - 1 leaves the busiest machine
+    // elsewhere and coRunners as it is; only in between are the job's slots read. A job on one machine (most)
+    // has v as its co-runners at once.
+    const bool checkAll = m_cfg.checkInvariants;
+    auto rerate = [&](int o, int v) {
+        JobRuntime& r = m_rt[size_t(o)];
+        int co;
+        if (r.partner >= 0) // space sharing: the partner is not a co-runner
+            co = coRunnersOf(r);
+        else if (r.machines == 1 || v >= r.coRunners)
+            co = v;
+        else if (v < r.coRunners - 1)
+            co = r.coRunners;
+        else
+            co = coRunnersOf(r);
+        if (checkAll && co != coRunnersOf(r))
+            throw std::logic_error("co-runners of job " + std::to_string(o) + " out of date at t=" + std::to_string(m_now));
+        if (co == r.coRunners)
+            return;
+        bringUpToDate(o);
+        r.coRunners = co;
+        r.rate = r.baseRate / (1.0 + m_cfg.perf.interference * co);
+        scheduleCompletion(o);
+    };
+    auto prefetch = [&](int o) { // both ends of the job's runtime (coRunners, machines)
+        __builtin_prefetch(&m_rt[size_t(o)]);
+        __builtin_prefetch(reinterpret_cast<const char*>(&m_rt[size_t(o)]) + sizeof(JobRuntime) - 1);
+    };
+    // A job on one machine is met once, on that machine; a job on several (rarer) may be met on several of
+    // the machines of `slots` and is re-rated once. The order does not matter: each job's update is its own,
+    // and the completion heap orders by (time, job).
+    std::vector<int>& multi = m_touchedScratch; // pairs (job, largest count less one of the machines met on)
+    multi.clear();
     int lastMachine = -1;
     for (const GpuSlot& g : slots) {
         const int m = m_cluster.machineOfGpu(g.gpu);
         if (m == lastMachine)
             continue;
         lastMachine = m;
-        for (int other : m_machineJobs[size_t(m)])
-            if (other != except && std::find(touched.begin(), touched.end(), other) == touched.end())
-                touched.push_back(other);
+        const std::vector<int>& jobs = m_machineJobs[size_t(m)];
+        const int v = int(jobs.size()) - 1;
+        for (size_t i = 0; i < jobs.size(); ++i) {
+            if (i + 2 < jobs.size())
+                prefetch(jobs[i + 2]);
+            const int o = jobs[i];
+            if (o == except)
+                continue;
+            if (m_rt[size_t(o)].machines == 1) {
+                rerate(o, v);
+                continue;
+            }
+            size_t k = 0;
+            while (k < multi.size() && multi[k] != o)
+                k += 2;
+            if (k == multi.size()) {
+                multi.push_back(o);
+                multi.push_back(v);
+            } else {
+                multi[k + 1] = std::max(multi[k + 1], v);
+            }
+        }
     }
-    for (int o : touched) {
-        JobRuntime& r = m_rt[size_t(o)];
-        const int co = coRunnersOf(r);
-        if (co == r.coRunners)
-            continue;
-        bringUpToDate(o);
-        r.coRunners = co;
-        r.rate = r.baseRate / (1.0 + m_cfg.perf.interference * co);
-        scheduleCompletion(o);
-    }
+    for (size_t k = 0; k < multi.size(); k += 2)
+        rerate(multi[k], multi[k + 1]);
 }
 
 void Simulator::stopJob(int j, bool finished)

@@ -4,7 +4,7 @@
 // decision, which is too slow here, so an observer keeps the per-GPU shares and checks them as jobs start and
 // stop, and the job records are checked at the end (SRTF on 20,000 jobs, to keep the test short). Also:
 // RunIndex against a plain walk, MovingIndex (SRTF's kinetic running order) and GittinsRunIndex (2D-Gittins's
-// certified bounds) against a sort.
+// certified bounds) against a sort; RunIndex::replaceKey; 2D-LAS with the per-decision checks on a loaded cluster.
 #include <QtTest>
 
 #include <algorithm>
@@ -257,6 +257,53 @@ private Q_SLOTS:
             QCOMPARE(got, expect);
             QVERIFY(bud == want);
         }
+    }
+
+    void runIndexReplaceKey()
+    {
+        // new keys that keep every job's place leave the tree as it is; the walk then compares the new keys
+        RunIndex idx;
+        idx.reset(20, 1);
+        const int64_t one = 1000;
+        for (int j = 0; j < 10; ++j)
+            idx.insert(j, {1, 1, double(j), 0, 0}, &one);
+        for (int j = 0; j < 10; ++j)
+            idx.replaceKey(j, {1, 0, double(100 + j), 0, 0});
+        QVERIFY(idx.ordered());
+        QCOMPARE(idx.inOrder(), (std::vector<int> {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
+        const RunIndex::Pos from {{1, 0, 103, 0, 0}, 3};
+        int64_t bud = 2500;
+        QCOMPARE(idx.firstNotFitting(&from, nullptr, &bud), 6); // jobs 4 and 5 fit, job 6 does not
+        QCOMPARE(bud, int64_t(500));
+        // a key that moves a job is caught by the invariant check
+        idx.replaceKey(3, {0, 0, 0, 0, 0});
+        QVERIFY(!idx.ordered());
+    }
+
+    void lasRunningOrderCheckedEveryDecision()
+    {
+        // 2D-LAS re-keys the jobs demoted at a decision in place when they join the running zone; with
+        // RunConfig::checkInvariants the scheduler checks its running order after every decision (and
+        // throws when it is out of order), on a loaded cluster where jobs are demoted and preempted
+        const ClusterSpec cluster = readCluster("alibaba-scale");
+        TraceGenConfig g;
+        g.jobs = 10000;
+        g.seed = 3;
+        g.load = 1.5;
+        g.clusterGpus = cluster.totalGpus();
+        const Trace t = generateTrace(g);
+        RunSpec spec;
+        spec.policy = "las+consolidate";
+        spec.config.seed = 2;
+        spec.config.checkInvariants = true;
+        const RunOutput out = runSimulation(cluster, t, spec);
+        int preempted = 0, done = 0;
+        for (const JobRecord& r : out.jobs) {
+            preempted += r.preemptions > 0 ? 1 : 0;
+            done += r.status == JobStatus::Done ? 1 : 0;
+        }
+        QCOMPARE(done, g.jobs);
+        QVERIFY(preempted > 0);
     }
 
     void movingIndexMatchesASort()

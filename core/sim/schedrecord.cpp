@@ -1,0 +1,144 @@
+// SchedContext's decision-log side: the queue as ranked, placement attempts with their scores, Gavel's allocation
+// and the learned critic's values, gathered into the decision record the engine hands to observers (engine.h).
+#include "sim/engine.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ss {
+
+void SchedContext::recordQueue(std::vector<ScoredJob> ranked)
+{
+    if (!m_record)
+        return;
+    m_record->queueLength = int(ranked.size());
+    if (int(ranked.size()) > m_sim.m_cfg.logQueueLimit)
+        ranked.resize(size_t(m_sim.m_cfg.logQueueLimit));
+    m_record->queue = std::move(ranked);
+}
+
+void SchedContext::recordQueue(std::vector<ScoredJob> ranked, int total)
+{
+    if (!m_record)
+        return;
+    recordQueue(std::move(ranked));
+    m_record->queueLength = std::max(m_record->queueLength, total);
+}
+
+int SchedContext::logQueueLimit() const { return m_sim.m_cfg.logQueueLimit; }
+
+void SchedContext::recordAllocation(AllocationRecord allocation)
+{
+    if (m_record)
+        m_record->allocation = std::move(allocation);
+}
+
+void SchedContext::recordCritic(char kind, float value, int job, std::vector<float> perMachine)
+{
+    if (!m_record)
+        return;
+    m_record->criticKind = kind;
+    m_record->criticValue = value;
+    if (job < 0 || perMachine.empty())
+        return;
+    // The job's latest record at this decision (failed attempts are not indexed by loggedPlacement).
+    for (auto it = m_record->placements.rbegin(); it != m_record->placements.rend(); ++it) {
+        if (it->job != job)
+            continue;
+        if (it->affinity.empty())
+            return; // past the log's placement limit: kept without scores
+        it->critic.clear();
+        if (it->machines.empty())
+            it->critic = std::move(perMachine);
+        else
+            for (uint32_t m : it->machines)
+                it->critic.push_back(m < perMachine.size() ? perMachine[m] : kNoScore);
+        return;
+    }
+}
+
+PlacementRecord* SchedContext::loggedPlacement(int job)
+{
+    if (!m_record || job < 0 || size_t(job) >= m_logStamp.size() || m_logStamp[size_t(job)] != m_logEpoch)
+        return nullptr;
+    const size_t i = m_logIdx[size_t(job)];
+    if (i >= m_record->placements.size() || m_record->placements[i].job != job)
+        return nullptr;
+    return &m_record->placements[i];
+}
+
+void SchedContext::noteLogged(int job, size_t index)
+{
+    if (job < 0)
+        return;
+    if (size_t(job) >= m_logStamp.size()) {
+        m_logStamp.resize(std::max(size_t(job) + 1, m_logStamp.size() * 2), 0);
+        m_logIdx.resize(m_logStamp.size(), 0);
+    }
+    m_logStamp[size_t(job)] = m_logEpoch;
+    m_logIdx[size_t(job)] = uint32_t(index);
+}
+
+void SchedContext::recordPlacement(int job, const std::vector<GpuSlot>& slots, std::vector<float> affinity,
+                                   std::string reason, std::vector<float> affinityVar, std::vector<float> rwgpMean,
+                                   std::vector<float> rwgpVar)
+{
+    if (!m_record)
+        return;
+    const bool over = int(m_record->placements.size()) >= m_sim.m_cfg.logPlacementLimit;
+    if (over && slots.empty())
+        return; // failed attempts past the limit are dropped
+    if (over) {
+        // a start past the limit is kept, without its scores (they are what makes a record big)
+        affinity.clear();
+        affinityVar.clear();
+        rwgpMean.clear();
+        rwgpVar.clear();
+    }
+    PlacementRecord pr;
+    pr.job = job;
+    pr.slots = slots;
+    pr.reason = std::move(reason);
+    const int M = m_sim.m_cluster.machineCount();
+    if (!affinity.empty() && M > m_sim.m_cfg.denseAffinityMaxMachines) {
+        // keep the best K machines only
+        std::vector<uint32_t> idx(affinity.size());
+        for (size_t i = 0; i < idx.size(); ++i)
+            idx[i] = uint32_t(i);
+        const size_t k = std::min(idx.size(), size_t(m_sim.m_cfg.sparseAffinityTopK));
+        std::partial_sort(idx.begin(), idx.begin() + long(k), idx.end(), [&](uint32_t a, uint32_t b) {
+            if (affinity[a] != affinity[b])
+                return affinity[a] > affinity[b];
+            return a < b;
+        });
+        idx.resize(k);
+        std::sort(idx.begin(), idx.end());
+        for (uint32_t i : idx) {
+            pr.affinity.push_back(affinity[i]);
+            if (!affinityVar.empty())
+                pr.affinityVar.push_back(affinityVar[i]);
+            if (i < rwgpMean.size() && i < rwgpVar.size()) {
+                pr.rwgpMean.push_back(rwgpMean[i]);
+                pr.rwgpVar.push_back(rwgpVar[i]);
+            }
+        }
+        pr.machines = std::move(idx);
+    } else {
+        pr.affinity = std::move(affinity);
+        pr.affinityVar = std::move(affinityVar);
+        pr.rwgpMean = std::move(rwgpMean);
+        pr.rwgpVar = std::move(rwgpVar);
+    }
+    // replace an earlier record of the same job (e.g. made by start() with only a reason)
+    if (PlacementRecord* p = loggedPlacement(job); p && p->slots == slots && p->affinity.empty()) {
+        if (pr.reason.empty())
+            pr.reason = std::move(p->reason);
+        *p = std::move(pr);
+        return;
+    }
+    if (!slots.empty())
+        noteLogged(job, m_record->placements.size());
+    m_record->placements.push_back(std::move(pr));
+}
+
+} // namespace ss
