@@ -19,41 +19,16 @@
 #include "policy/learnedmodule.h"
 #include "policy/registry.h"
 #include "run/runner.h"
+#include "learnfixture.h"
 
 using namespace ss;
 using namespace ss::learn;
 
 namespace {
 
-Trace tinyTrace(int jobs, uint64_t seed, int clusterGpus)
-{
-    TraceGenConfig g;
-    g.jobs = jobs;
-    g.seed = seed;
-    g.load = 1.4;
-    g.clusterGpus = clusterGpus;
-    g.maxGpus = 4;
-    Trace t = generateTrace(g);
-    t.sortBySubmit();
-    return t;
-}
+using learnfix::tinyConfig;
+using learnfix::tinyTrace;
 
-TrainConfig tinyConfig(const std::string& policy, uint64_t seed)
-{
-    TrainConfig c;
-    c.policy = policy;
-    c.cluster = makeClusterPreset("das-case");
-    c.trace = tinyTrace(80, 7, c.cluster.totalGpus());
-    c.seed = seed;
-    c.iterations = 2;
-    c.episodesPerIteration = 1;
-    c.episodeJobs = 40;
-    c.ppoEpochs = 2;
-    c.minibatch = 64;
-    c.dModel = 16;
-    c.heads = 2;
-    return c;
-}
 
 // A hand-written trace: one job per {GPUs, submit s, duration s}, ids in order.
 Trace handTrace(const std::vector<std::array<double, 3>>& jobs)

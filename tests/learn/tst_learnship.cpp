@@ -14,6 +14,7 @@
 #include "learn/trainer.h"
 #include "model/fnv.h"
 #include "model/tracegen.h"
+#include "learnfixture.h"
 
 #include <csignal>
 
@@ -22,27 +23,15 @@ using namespace ss::learn;
 
 namespace {
 
-Trace smallTrace(int jobs, uint64_t seed, int clusterGpus)
-{
-    TraceGenConfig g;
-    g.jobs = jobs;
-    g.seed = seed;
-    g.load = 1.4;
-    g.clusterGpus = clusterGpus;
-    g.maxGpus = 4;
-    Trace t = generateTrace(g);
-    t.sortBySubmit();
-    return t;
-}
 
 TrainConfig smallConfig(int workers)
 {
     TrainConfig c;
     c.policy = "das";
     c.cluster = makeClusterPreset("das-case");
-    c.trace = smallTrace(90, 7, c.cluster.totalGpus());
-    c.evalTrace = smallTrace(30, 8, c.cluster.totalGpus());
-    c.validTrace = smallTrace(30, 9, c.cluster.totalGpus());
+    c.trace = learnfix::tinyTrace(90, 7, c.cluster.totalGpus());
+    c.evalTrace = learnfix::tinyTrace(30, 8, c.cluster.totalGpus());
+    c.validTrace = learnfix::tinyTrace(30, 9, c.cluster.totalGpus());
     c.seed = 3;
     c.iterations = 3;
     c.episodesPerIteration = 3; // not a multiple of 2 workers: one thread runs two episodes

@@ -13,40 +13,18 @@
 #include "learn/trainer.h"
 #include "model/tracegen.h"
 #include "run/runner.h"
+#include "learnfixture.h"
 
 using namespace ss;
 using namespace ss::learn;
 
 namespace {
 
-Trace tinyTrace(int jobs, uint64_t seed, int clusterGpus)
-{
-    TraceGenConfig g;
-    g.jobs = jobs;
-    g.seed = seed;
-    g.load = 1.4;
-    g.clusterGpus = clusterGpus;
-    g.maxGpus = 4;
-    Trace t = generateTrace(g);
-    t.sortBySubmit();
-    return t;
-}
 
 TrainConfig tinyConfig(const std::string& critic, uint64_t seed)
 {
-    TrainConfig c;
-    c.policy = "das";
+    TrainConfig c = learnfix::tinyConfig("das", seed);
     c.critic = critic;
-    c.cluster = makeClusterPreset("das-case");
-    c.trace = tinyTrace(80, 7, c.cluster.totalGpus());
-    c.seed = seed;
-    c.iterations = 2;
-    c.episodesPerIteration = 1;
-    c.episodeJobs = 40;
-    c.ppoEpochs = 2;
-    c.minibatch = 64;
-    c.dModel = 16;
-    c.heads = 2;
     return c;
 }
 
@@ -74,7 +52,7 @@ std::string fileBytes(const std::string& path)
 RunOutput runDas(const std::string& checkpoint, const std::map<std::string, std::string>& params = {})
 {
     const ClusterSpec c = makeClusterPreset("das-case");
-    const Trace t = tinyTrace(50, 3, c.totalGpus());
+    const Trace t = learnfix::tinyTrace(50, 3, c.totalGpus());
     RunSpec spec;
     spec.policy = "das";
     spec.options.checkpoint = checkpoint;

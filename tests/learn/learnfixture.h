@@ -1,0 +1,44 @@
+// Shared by the learn tests (tst_learn, tst_qcritic, tst_learnship): a generated trace that queues on a small
+// cluster, and a training config small enough to run in a test.
+#pragma once
+#include <string>
+
+#include "learn/trainer.h"
+#include "model/clusterspec.h"
+#include "model/tracegen.h"
+
+namespace learnfix {
+
+/// `jobs` jobs of at most 4 GPUs at load 1.4 on `clusterGpus` GPUs, sorted by submit time.
+inline ss::Trace tinyTrace(int jobs, uint64_t seed, int clusterGpus)
+{
+    ss::TraceGenConfig g;
+    g.jobs = jobs;
+    g.seed = seed;
+    g.load = 1.4;
+    g.clusterGpus = clusterGpus;
+    g.maxGpus = 4;
+    ss::Trace t = ss::generateTrace(g);
+    t.sortBySubmit();
+    return t;
+}
+
+/// `policy` on das-case, 80 jobs (seed 7), 2 iterations of one 40-job episode, a 16-wide, 2-head network.
+inline ss::learn::TrainConfig tinyConfig(const std::string& policy, uint64_t seed)
+{
+    ss::learn::TrainConfig c;
+    c.policy = policy;
+    c.cluster = ss::makeClusterPreset("das-case");
+    c.trace = tinyTrace(80, 7, c.cluster.totalGpus());
+    c.seed = seed;
+    c.iterations = 2;
+    c.episodesPerIteration = 1;
+    c.episodeJobs = 40;
+    c.ppoEpochs = 2;
+    c.minibatch = 64;
+    c.dModel = 16;
+    c.heads = 2;
+    return c;
+}
+
+} // namespace learnfix
