@@ -1,6 +1,9 @@
 // Shared by the learn tests (tst_learn, tst_qcritic, tst_learnship): a generated trace that queues on a small
 // cluster, and a training config small enough to run in a test.
 #pragma once
+#include <exception>
+#include <filesystem>
+#include <functional>
 #include <string>
 
 #include "learn/trainer.h"
@@ -39,6 +42,23 @@ inline ss::learn::TrainConfig tinyConfig(const std::string& policy, uint64_t see
     c.dModel = 16;
     c.heads = 2;
     return c;
+}
+
+/// A path in the temp directory, prefixed per suite ("ss-tst-<suite>-<name>").
+inline std::string tmpPath(const std::string& suite, const char* name)
+{
+    return (std::filesystem::temp_directory_path() / ("ss-tst-" + suite + "-" + name)).string();
+}
+
+/// What f throws ("" when it does not).
+inline std::string errorOf(const std::function<void()>& f)
+{
+    try {
+        f();
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    return {};
 }
 
 } // namespace learnfix

@@ -11,6 +11,7 @@
 #include "models.h"
 #include "run/runner.h"
 #include "runentry.h"
+#include "dasviewfixture.h"
 
 using namespace ss;
 using namespace ss::ui;
@@ -19,29 +20,7 @@ namespace {
 
 std::shared_ptr<RunEntry> runOf(const char* critic)
 {
-    auto e = std::make_shared<RunEntry>();
-    auto c = std::make_shared<ClusterSpec>(makeClusterPreset("das-case"));
-    TraceGenConfig g;
-    g.jobs = 60;
-    g.seed = 2;
-    g.load = 3.0;
-    g.clusterGpus = c->totalGpus();
-    g.maxGpus = 4;
-    auto t = std::make_shared<Trace>(generateTrace(g));
-    const_cast<Trace&>(*t).sortBySubmit();
-    RunSpec spec;
-    spec.policy = "das";
-    spec.options.checkpoint = "";
-    spec.options.params["das.untrained"] = "1";
-    spec.options.params["das.critic"] = critic; // an untrained agent with that critic
-    spec.config.seed = 1;
-    spec.config.perf.machineBiasSd = 0.15;
-    spec.config.recordDecisions = true;
-    spec.keepDecisionLog = true;
-    e->out = std::make_shared<RunOutput>(runSimulation(*c, *t, spec));
-    e->cluster = c;
-    e->trace = t;
-    return e;
+    return dasviewfix::runOf("das", {{"das.untrained", "1"}, {"das.critic", critic}}); // an untrained agent with that critic
 }
 
 // The first decision where at least two queued jobs could start (two ordering alternatives with a Q).

@@ -10,6 +10,7 @@
 #include "models.h"
 #include "run/runner.h"
 #include "runentry.h"
+#include "dasviewfixture.h"
 
 using namespace ss;
 using namespace ss::ui;
@@ -18,29 +19,10 @@ namespace {
 
 std::shared_ptr<RunEntry> runOf(const char* policy)
 {
-    auto e = std::make_shared<RunEntry>();
-    auto c = std::make_shared<ClusterSpec>(makeClusterPreset("das-case"));
-    TraceGenConfig g;
-    g.jobs = 60;
-    g.seed = 2;
-    g.load = 3.0;
-    g.clusterGpus = c->totalGpus();
-    g.maxGpus = 4;
-    auto t = std::make_shared<Trace>(generateTrace(g));
-    const_cast<Trace&>(*t).sortBySubmit();
-    RunSpec spec;
-    spec.policy = policy;
-    spec.options.checkpoint = "";
+    std::map<std::string, std::string> params;
     if (std::string(policy).rfind("da", 0) == 0)
-        spec.options.params["das.untrained"] = "1";
-    spec.config.seed = 1;
-    spec.config.perf.machineBiasSd = 0.15;
-    spec.config.recordDecisions = true;
-    spec.keepDecisionLog = true;
-    e->out = std::make_shared<RunOutput>(runSimulation(*c, *t, spec));
-    e->cluster = c;
-    e->trace = t;
-    return e;
+        params["das.untrained"] = "1";
+    return dasviewfix::runOf(policy, params);
 }
 
 // The first decision with a queue of at least two jobs and a scored placement.

@@ -77,20 +77,9 @@ WideRun runWide(const ClusterSpec& c, const Trace& t, int job, const char* compa
     return w;
 }
 
-std::string tmpPath(const char* name)
-{
-    return (std::filesystem::temp_directory_path() / (std::string("ss-tst-learn-") + name)).string();
-}
+std::string tmpPath(const char* name) { return learnfix::tmpPath("learn", name); }
 
-std::string errorOf(const std::function<void()>& f)
-{
-    try {
-        f();
-    } catch (const std::exception& e) {
-        return e.what();
-    }
-    return {};
-}
+using learnfix::errorOf;
 
 /// Mean JCT and fee of a checkpoint over the trainer's evaluation replicas (TrainConfig::evalSeed), through
 /// the ordinary run path: what Trainer::evaluate must report.

@@ -51,15 +51,7 @@ std::string slurp(const std::string& path)
     return {std::istreambuf_iterator<char>(f), {}};
 }
 
-std::string errorOf(const std::function<void()>& f)
-{
-    try {
-        f();
-    } catch (const std::exception& e) {
-        return e.what();
-    }
-    return {};
-}
+using learnfix::errorOf;
 
 // FNV-1a 64 as the checkpoint file uses it (over the JSON header, then the tensors; model/fnv.h).
 uint64_t fnv1a(const std::string& s, uint64_t h = Fnv().h)

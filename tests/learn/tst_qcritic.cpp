@@ -28,20 +28,9 @@ TrainConfig tinyConfig(const std::string& critic, uint64_t seed)
     return c;
 }
 
-std::string tmpPath(const char* name)
-{
-    return (std::filesystem::temp_directory_path() / (std::string("ss-tst-qcritic-") + name)).string();
-}
+std::string tmpPath(const char* name) { return learnfix::tmpPath("qcritic", name); }
 
-std::string errorOf(const std::function<void()>& f)
-{
-    try {
-        f();
-    } catch (const std::exception& e) {
-        return e.what();
-    }
-    return {};
-}
+using learnfix::errorOf;
 
 std::string fileBytes(const std::string& path)
 {
