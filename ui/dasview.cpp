@@ -68,22 +68,26 @@ const ScoredJob* chosenJob(const DecisionRecord& r)
     return nullptr;
 }
 
-} // namespace
-
-HeatmapData criticJobMatrix(const DecisionRecord& r, const Trace* trace)
+/// One heatmap row over the decision's queue: `field` of each queued job, columns named by trace id.
+HeatmapData queueRow(const DecisionRecord& r, const Trace* trace, const QString& label, float ScoredJob::*field)
 {
     HeatmapData d;
-    if (r.criticKind != 'q')
-        return d;
     d.rows = 1;
     d.cols = int(r.queue.size());
-    d.rowLabels << QStringLiteral("Q");
+    d.rowLabels << label;
     for (const ScoredJob& q : r.queue) {
-        d.values.push_back(q.critic);
+        d.values.push_back(q.*field);
         d.colLabels << jobLabel(trace, q.job);
         d.colJobs.push_back(q.job);
     }
     return d;
+}
+
+} // namespace
+
+HeatmapData criticJobMatrix(const DecisionRecord& r, const Trace* trace)
+{
+    return r.criticKind == 'q' ? queueRow(r, trace, QStringLiteral("Q"), &ScoredJob::critic) : HeatmapData {};
 }
 
 HeatmapData criticMachineMatrix(const DecisionRecord& r, int machineCount, const QStringList& machineNames,
@@ -138,16 +142,7 @@ QString criticSummary(const DecisionRecord& r, const Trace* trace, const QString
 
 HeatmapData gateMatrix(const DecisionRecord& r, const Trace* trace)
 {
-    HeatmapData d;
-    d.rows = 1;
-    d.cols = int(r.queue.size());
-    d.rowLabels << QStringLiteral("gate δ");
-    for (const ScoredJob& q : r.queue) {
-        d.values.push_back(q.gate);
-        d.colLabels << jobLabel(trace, q.job);
-        d.colJobs.push_back(q.job);
-    }
-    return d;
+    return queueRow(r, trace, QStringLiteral("gate δ"), &ScoredJob::gate);
 }
 
 HeatmapData rwgpMatrix(const DecisionRecord& r, int machineCount, const QStringList& machineNames,
