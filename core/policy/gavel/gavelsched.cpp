@@ -387,7 +387,7 @@ std::string GavelScheduler::explain(const SchedContext& ctx, int job, int type, 
     if (partner >= 0) {
         const auto it = m_pairs.find(std::minmax(job, partner));
         const double x = it != m_pairs.end() ? it->second.X[size_t(type)] : 0.0;
-        std::snprintf(buf, sizeof buf, "; shares its GPUs with job %d (pair X %.0f%%)", ctx.job(partner).id, 100.0 * x);
+        std::snprintf(buf, sizeof buf, "; shares its GPUs with job %lld (pair X %.0f%%)", (long long)ctx.job(partner).id, 100.0 * x);
         out += buf;
     }
     if (s.tp.estimated)
@@ -615,24 +615,23 @@ void GavelScheduler::round(SchedContext& ctx)
         std::vector<int> members {j};
         if (q >= 0)
             members.push_back(q);
-        for (int mj : members)
-            if (ctx.recording()) {
-                std::vector<float> aff(size_t(c.machineCount()), -1.0f);
-                for (int m : m_typeMachines[size_t(chosenType[i])])
-                    aff[size_t(m)] = 0.0f;
-                for (const GpuSlot& g : target[i])
-                    aff[size_t(c.machineOfGpu(g.gpu))] = 1.0f;
-                ctx.recordPlacement(mj, target[i], std::move(aff), explain(ctx, mj, chosenType[i], chosenPrio[i], mj == j ? q : j));
-            }
-        const std::string why = ctx.recording() ? explain(ctx, j, chosenType[i], chosenPrio[i], q) : std::string();
+        if (ctx.recording()) { // the starts below meet these records (the engine keeps the reason given here)
+            std::vector<float> aff(size_t(c.machineCount()), -1.0f);
+            for (int m : m_typeMachines[size_t(chosenType[i])])
+                aff[size_t(m)] = 0.0f;
+            for (const GpuSlot& g : target[i])
+                aff[size_t(c.machineOfGpu(g.gpu))] = 1.0f;
+            for (int mj : members)
+                ctx.recordPlacement(mj, target[i], aff, explain(ctx, mj, chosenType[i], chosenPrio[i], mj == j ? q : j));
+        }
         if (q >= 0) {
             std::vector<int> gpus;
             for (const GpuSlot& g : target[i])
                 gpus.push_back(g.gpu);
-            ctx.startShared(j, q, gpus, why);
+            ctx.startShared(j, q, gpus);
             m_pairs[std::minmax(j, q)].segStart = now;
         } else {
-            ctx.start(j, target[i], why);
+            ctx.start(j, target[i]);
         }
         for (int mj : members) {
             JobState& s = m_jobs[size_t(mj)];
