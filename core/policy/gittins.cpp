@@ -67,20 +67,47 @@ double GittinsTable::value(double a, size_t lo, size_t hi) const
     return p * 1e6 / e;
 }
 
-double GittinsTable::lowerValue(double a, size_t lo, size_t hi) const
+double GittinsTable::slackAt(double a) const
 {
     // value() is p * 1e6 / e = 1e6 * k / (sum over the window - a k + delta (n - hi)); the sum is a difference of
     // prefix sums, so allow far more than its rounding (a few units in the last place of the largest terms)
+    return 2e-12 * (m_prefix.back() + double(m_sizes.size()) * (m_sizes.back() + m_delta + std::fabs(a)));
+}
+
+double GittinsTable::lowerValue(double a, size_t lo, size_t hi) const
+{
     const size_t n = m_sizes.size();
     if (lo >= n || hi <= lo)
         return 0.0;
     const double k = double(hi - lo);
     const double num = (m_prefix[hi] - m_prefix[lo]) - a * k + m_delta * double(n - hi);
-    const double slack = 2e-12 * (m_prefix.back() + double(n) * (m_sizes.back() + m_delta + std::fabs(a)));
-    const double den = num + slack;
+    const double den = num + slackAt(a);
     if (!(den > 0))
         return 0.0;
     return 1e6 * k / den * (1 - 1e-9);
+}
+
+double GittinsTable::upperValue(double a, size_t lo, size_t hi) const
+{
+    const size_t n = m_sizes.size();
+    if (lo >= n || hi <= lo)
+        return 0.0; // no sample in the window: the index is 0 (value() divides 0 by a positive e)
+    const double k = double(hi - lo);
+    const double num = (m_prefix[hi] - m_prefix[lo]) - a * k + m_delta * double(n - hi);
+    const double den = num - slackAt(a);
+    if (!(den > 0))
+        return std::numeric_limits<double>::infinity();
+    return 1e6 * k / den * (1 + 1e-9);
+}
+
+double GittinsTable::upperTo(double a, double end) const
+{
+    if (m_sizes.empty() || a >= m_sizes.back())
+        return 0.0;
+    const size_t lo = size_t(std::upper_bound(m_sizes.begin(), m_sizes.end(), a) - m_sizes.begin());
+    const size_t hi = size_t(std::upper_bound(m_sizes.begin(), m_sizes.end(), a + m_delta) - m_sizes.begin());
+    // the index rises inside a piece: its supremum is the limit at the piece's end
+    return upperValue(std::max(a, end), lo, hi);
 }
 
 double GittinsTable::lowerAt(double a) const
@@ -92,10 +119,11 @@ double GittinsTable::lowerAt(double a) const
     return lowerValue(a, lo, hi);
 }
 
-void GittinsTable::pieceStarts(std::vector<double>& at, std::vector<double>& low) const
+void GittinsTable::pieceStarts(std::vector<double>& at, std::vector<double>& low, std::vector<double>& high) const
 {
     at.clear();
     low.clear();
+    high.clear();
     const size_t n = m_sizes.size();
     if (n == 0)
         return;
@@ -121,6 +149,17 @@ void GittinsTable::pieceStarts(std::vector<double>& at, std::vector<double>& low
         while (hi < n && !(x < m_sizes[hi]))
             ++hi;
         low.push_back(b >= m_sizes.back() ? 0.0 : lowerValue(b, lo, std::max(lo, hi)));
+    }
+    high.reserve(at.size());
+    lo = hi = 0;
+    for (size_t i = 0; i < at.size(); ++i) {
+        const double b = at[i];
+        while (lo < n && !(b < m_sizes[lo]))
+            ++lo;
+        while (hi < n && !(b + m_delta < m_sizes[hi]))
+            ++hi;
+        // up to the next piece start (the last piece starts at the largest sample, where the index is 0)
+        high.push_back(b >= m_sizes.back() || i + 1 == at.size() ? 0.0 : upperValue(at[i + 1], lo, std::max(lo, hi)));
     }
 }
 

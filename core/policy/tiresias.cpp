@@ -140,7 +140,6 @@ void PreemptiveScheduler::reset(const SimSetup& setup)
         m_gittins = GittinsTable(std::move(sizes), m_gittinsDelta);
     }
     if (m_order == PreemptOrder::Gittins) {
-        m_level.assign(m_thr.size() + 1, 0.0);
         m_gidx.reset(m_gittins, n, m_types, m_thr.size() + 1, &m_use);
     }
 }
@@ -185,6 +184,8 @@ void PreemptiveScheduler::enqueue(const SchedContext& ctx, int j)
     m_buckets[size_t(it->second)].items.insert(item);
     m_jobBucket[size_t(j)] = it->second;
     m_jobItem[size_t(j)] = item;
+    if (m_order == PreemptOrder::Gittins)
+        m_gidx.addWaiting(int(item.key[0]), -item.key[1]);
 }
 
 void PreemptiveScheduler::removePending(int j)
@@ -194,6 +195,8 @@ void PreemptiveScheduler::removePending(int j)
         return;
     m_buckets[size_t(b)].items.erase(m_jobItem[size_t(j)]);
     m_jobBucket[size_t(j)] = -1;
+    if (m_order == PreemptOrder::Gittins)
+        m_gidx.removeWaiting(int(m_jobItem[size_t(j)].key[0]), -m_jobItem[size_t(j)].key[1]);
 }
 
 void PreemptiveScheduler::account(int job, const std::vector<GpuSlot>& slots, int sign)
@@ -464,19 +467,7 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
         m_gidx.bind([this](int j) { return keyFor(*m_ctx, j); },
                     [this](int j) { return std::make_pair(lasAttained(*m_ctx, j), double(m_ctx->job(j).gpus)); },
                     m_gittins, &m_use);
-        // per queue, the highest index among waiting jobs: the first of the queue in each bucket
-        for (size_t q = 0; q < m_level.size(); ++q) {
-            double top = -1;
-            const PItem probe {{double(q), -kInf, -kInf, -kInf, -kInf}, std::numeric_limits<int>::min()};
-            for (const Bucket& b : m_buckets) {
-                const auto it = b.items.lower_bound(probe);
-                if (it != b.items.end() && it->key[0] == double(q))
-                    top = std::max(top, -it->key[1]);
-            }
-            if (top >= 0)
-                m_level[q] = top;
-        }
-        m_gidx.sync(now, m_level);
+        m_gidx.sync(now);
     }
     for (int j : m_adopt) // running from the start state: held, and in the running order, from now on
         if (ctx.rt(j).status == JobStatus::Running) {
@@ -584,10 +575,8 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
         auto belowKmax = [&](const Key& k) {
             if (!haveKmax && qmax >= 0 && k[0] != double(qmax))
                 return k[0] < double(qmax);
-            if (!haveKmax) {
-                kmax = m_gidx.last().key;
-                haveKmax = true;
-            }
+            if (!haveKmax) // (Gittins) a running job after k, found without finding the last one
+                return m_gidx.anyAfter({k, std::numeric_limits<int>::max()});
             return k < kmax;
         };
         std::copy(bud.begin(), bud.end(), m_budSave.begin());

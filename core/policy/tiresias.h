@@ -39,9 +39,13 @@ public:
     /// Where the index changes piece (each sample, each sample - delta), sorted, and for each a lower bound of
     /// the index from there to the next piece start (within a piece the index rises with attained service, so
     /// its value at the start, allowing for rounding, bounds the piece). For GittinsRunIndex.
-    void pieceStarts(std::vector<double>& at, std::vector<double>& low) const;
+    /// `high`: for each piece an upper bound of the index over it (its limit at the next piece start, allowing
+    /// for rounding).
+    void pieceStarts(std::vector<double>& at, std::vector<double>& low, std::vector<double>& high) const;
     /// A lower bound of index(attained), allowing for rounding.
     double lowerAt(double attained) const;
+    /// An upper bound of the index from `attained` up to `end`, both inside one piece (end: the next piece start).
+    double upperTo(double attained, double end) const;
 
 private:
     std::vector<double> m_sizes;  // sorted
@@ -49,6 +53,8 @@ private:
     double m_delta = 3250;
     double value(double a, size_t lo, size_t hi) const;
     double lowerValue(double a, size_t lo, size_t hi) const;
+    double upperValue(double a, size_t lo, size_t hi) const;
+    double slackAt(double a) const;
     /// First position with a sample > x, starting from `from` (galloping forward or back).
     size_t upperFrom(double x, size_t from) const;
 };
@@ -150,10 +156,8 @@ private:
     void runErase(int j);
     // SRTF only: running jobs ordered by their work left now (a kinetic order, see srtfindex.h)
     SrtfRunIndex m_srtf;
-    // Gittins only: running jobs by certified lower bounds of their index; m_level: per queue, the highest index
-    // among waiting jobs (the last seen where none waits)
+    // Gittins only: running jobs by certified bounds of their index, made around the waiting jobs' indices
     GittinsRunIndex m_gidx;
-    std::vector<double> m_level;
 
     // LAS and Gittins: running jobs not in the last queue by predicted threshold-crossing time (fixed while a
     // job runs, as attained service grows linearly). Demotion and the wake-up only look at the front.

@@ -417,14 +417,24 @@ private Q_SLOTS:
         GittinsRunIndex idx;
         idx.reset(table, N, T, Q, &use);
         idx.bind(key, [&](int j) { return std::make_pair(attained(j), gpus[size_t(j)]); }, table, &use);
-        std::vector<double> level(Q, 0);
+        std::vector<std::vector<double>> waiting(Q); // indices of waiting jobs, per queue
         const double gpuChoices[] = {1, 2, 4, 8, 0.5};
         for (int round = 0; round < 3000; ++round) {
             now += double(rng() % 400);
             for (size_t q = 0; q < Q; ++q)
-                if (rng() % 5 == 0)
-                    level[q] = rng() % 3 == 0 ? 0.0 : table.index(double(rng() % 30000));
-            idx.sync(now, level);
+                if (rng() % 2 == 0) {
+                    // waiting jobs come and go (certificates are made around their indices)
+                    auto& w = waiting[q];
+                    if (!w.empty() && rng() % 2 == 0) {
+                        const size_t k = rng() % w.size();
+                        idx.removeWaiting(int(q), w[k]);
+                        w.erase(w.begin() + long(k));
+                    } else {
+                        w.push_back(rng() % 5 == 0 ? 0.0 : table.index(double(rng() % 30000)));
+                        idx.addWaiting(int(q), w.back());
+                    }
+                }
+            idx.sync(now);
             for (int k = 0; k < 3; ++k) {
                 const int j = int(rng() % N);
                 if (queue[size_t(j)] >= 0 && rng() % 3 == 0) {
@@ -455,6 +465,14 @@ private Q_SLOTS:
             std::sort(order.begin(), order.end());
             if (order.empty())
                 continue;
+            for (int probe = 0; probe < 3; ++probe) {
+                // anyAfter(p) is p < last(), at keys of running jobs (ties) and at keys between them
+                const RunIndex::Pos& o = order[rng() % order.size()];
+                RunIndex::Pos p {o.key, rng() % 2 ? o.job : std::numeric_limits<int>::max()};
+                if (rng() % 2)
+                    p.key[1] = -table.index(double(rng() % 40000));
+                QCOMPARE(idx.anyAfter(p), p < order.back());
+            }
             QCOMPARE(idx.last().job, order.back().job);
             for (int query = 0; query < 4; ++query) {
                 RunIndex::Pos from = order[rng() % order.size()];
