@@ -44,29 +44,33 @@ public:
             takeWhole(f.s, f.c, m, f.k, out);
             return true;
         }
-        const std::vector<int> cand = machinesWithFree(f.s, f.types);
-        std::vector<std::vector<int>> bySwitch(f.c.switches.size());
-        for (int m : cand)
-            bySwitch[size_t(f.c.machines[size_t(m)].sw)].push_back(m);
+        // per switch, from one pass over the machines: the free GPUs of its candidates (machines with a free
+        // GPU of an allowed type) and how many of them have each free count, so the fewest machines that
+        // cover the job (largest first) are counted without sorting
+        const int L = f.c.maxGpusPerMachine() + 1;
+        const size_t S = f.c.switches.size();
+        m_cand.clear();
+        m_swSum.assign(S, 0);
+        m_swHist.assign(S * size_t(L), 0);
+        for (int m = 0; m < f.M; ++m) {
+            const int fr = f.s.freeGpus(m);
+            if (fr <= 0 || !machineAllowed(f.c, m, f.mask))
+                continue;
+            m_cand.push_back(m);
+            const size_t sw = size_t(f.c.machines[size_t(m)].sw);
+            m_swSum[sw] += fr;
+            ++m_swHist[sw * size_t(L) + size_t(fr)];
+        }
         int bestSw = -1, bestCount = 0, bestLeft = 0;
-        std::vector<int> frees;
-        for (size_t sw = 0; sw < bySwitch.size(); ++sw) {
-            const auto& v = bySwitch[sw];
-            int sum = 0;
-            for (int m : v)
-                sum += f.s.freeGpus(m);
+        for (size_t sw = 0; sw < S; ++sw) {
+            const int sum = m_swSum[sw];
             if (sum < f.k)
                 continue;
-            frees.clear();
-            for (int m : v)
-                frees.push_back(f.s.freeGpus(m));
-            std::sort(frees.rbegin(), frees.rend());
             int need = f.k, count = 0;
-            for (int x : frees) {
-                if (need <= 0)
-                    break;
-                need -= x;
-                ++count;
+            for (int fr = L - 1; fr >= 1 && need > 0; --fr) {
+                const int n = std::min(m_swHist[sw * size_t(L) + size_t(fr)], (need + fr - 1) / fr);
+                count += n;
+                need -= n * fr;
             }
             const int left = sum - f.k;
             if (bestSw < 0 || count < bestCount || (count == bestCount && left < bestLeft)) {
@@ -75,11 +79,20 @@ public:
                 bestLeft = left;
             }
         }
-        if (bestSw >= 0 && fillFewest(f.s, f.c, bySwitch[size_t(bestSw)], f.k, out, scores, 2.0f))
+        std::vector<int> onSwitch;
+        if (bestSw >= 0)
+            for (int m : m_cand)
+                if (f.c.machines[size_t(m)].sw == bestSw)
+                    onSwitch.push_back(m);
+        if (bestSw >= 0 && fillFewest(f.s, f.c, std::move(onSwitch), f.k, out, scores, 2.0f))
             return true;
         out.clear();
-        return fillFewest(f.s, f.c, cand, f.k, out, scores, 2.0f); // no switch holds it: span switches
+        return fillFewest(f.s, f.c, m_cand, f.k, out, scores, 2.0f); // no switch holds it: span switches
     }
+
+private:
+    // scratch of the spanning case (no allocation per placement)
+    std::vector<int> m_cand, m_swSum, m_swHist;
 };
 
 const PolicyRegistrar reg({.name = "consolidate",
