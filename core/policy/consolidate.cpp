@@ -44,37 +44,36 @@ public:
             takeWhole(f.s, f.c, m, f.k, out);
             return true;
         }
-        // per switch, from one pass over the machines: the free GPUs of its candidates (machines with a free
-        // GPU of an allowed type) and how many of them have each free count, so the fewest machines that
-        // cover the job (largest first) are counted without sorting
-        const int L = f.c.maxGpusPerMachine() + 1;
-        const size_t S = f.c.switches.size();
+        // the candidates (machines with a free GPU of an allowed type; few when no one machine holds the job)
+        // grouped by switch, each group largest free count first: per switch, the fewest machines that cover
+        // the job and what is left over, without a list per switch
         m_cand.clear();
-        m_swSum.assign(S, 0);
-        m_swHist.assign(S * size_t(L), 0);
-        for (int m = 0; m < f.M; ++m) {
-            const int fr = f.s.freeGpus(m);
-            if (fr <= 0 || !machineAllowed(f.c, m, f.mask))
-                continue;
+        for (int m = firstWithFree(f.s, f.types, 1, 0); m >= 0; m = firstWithFree(f.s, f.types, 1, m + 1))
             m_cand.push_back(m);
-            const size_t sw = size_t(f.c.machines[size_t(m)].sw);
-            m_swSum[sw] += fr;
-            ++m_swHist[sw * size_t(L) + size_t(fr)];
-        }
+        m_bySw.clear();
+        for (int m : m_cand)
+            m_bySw.push_back({f.c.machines[size_t(m)].sw, f.s.freeGpus(m)});
+        std::sort(m_bySw.begin(), m_bySw.end(),
+                  [](const std::pair<int, int>& x, const std::pair<int, int>& y) { return x.first != y.first ? x.first < y.first : x.second > y.second; });
         int bestSw = -1, bestCount = 0, bestLeft = 0;
-        for (size_t sw = 0; sw < S; ++sw) {
-            const int sum = m_swSum[sw];
+        for (size_t i = 0; i < m_bySw.size();) {
+            const int sw = m_bySw[i].first;
+            size_t e = i;
+            int sum = 0;
+            for (; e < m_bySw.size() && m_bySw[e].first == sw; ++e)
+                sum += m_bySw[e].second;
+            const size_t from = i;
+            i = e;
             if (sum < f.k)
                 continue;
             int need = f.k, count = 0;
-            for (int fr = L - 1; fr >= 1 && need > 0; --fr) {
-                const int n = std::min(m_swHist[sw * size_t(L) + size_t(fr)], (need + fr - 1) / fr);
-                count += n;
-                need -= n * fr;
+            for (size_t x = from; x < e && need > 0; ++x) {
+                need -= m_bySw[x].second;
+                ++count;
             }
             const int left = sum - f.k;
             if (bestSw < 0 || count < bestCount || (count == bestCount && left < bestLeft)) {
-                bestSw = int(sw);
+                bestSw = sw;
                 bestCount = count;
                 bestLeft = left;
             }
@@ -91,8 +90,9 @@ public:
     }
 
 private:
-    // scratch of the spanning case (no allocation per placement)
-    std::vector<int> m_cand, m_swSum, m_swHist;
+    // scratch of the spanning case, kept between placements
+    std::vector<int> m_cand;
+    std::vector<std::pair<int, int>> m_bySw; // (switch, free GPUs) per candidate
 };
 
 const PolicyRegistrar reg({.name = "consolidate",
