@@ -102,6 +102,8 @@ void RunIndex::insert(int job, const Key& key, const int64_t* u)
     while (*link >= 0 && node(*link).prio > node(n).prio) {
         m_path.push_back(*link);
         Node& x = node(*link);
+        prefetchRest(*link);
+        prefetchChildren(x);
         link = p < x.pos ? &x.left : &x.right;
     }
     int l, r;
@@ -128,6 +130,8 @@ void RunIndex::erase(int job)
     while (*link != n) {
         m_path.push_back(*link);
         Node& x = node(*link);
+        prefetchRest(*link);
+        prefetchChildren(x);
         link = p < x.pos ? &x.left : &x.right;
     }
     addToPath(-1, n);
@@ -163,6 +167,8 @@ int RunIndex::descend(int t, int64_t* bud) const
     // the subtree does not fit as a whole: the first job in it that does not fit follows the part that does
     for (;;) {
         const Node& n = node(t);
+        prefetchRest(t);
+        prefetchChildren(n);
         if (n.left >= 0) {
             if (!fits(sum(n.left), bud)) {
                 t = n.left;
@@ -187,6 +193,8 @@ int RunIndex::scan(int t, const Pos* from, const Pos* to, int64_t* bud) const
     // by its sum when it fits, so only the two boundary paths and the path to the job found are walked
     while (t >= 0) {
         const Node& n = node(t);
+        prefetchRest(t);
+        prefetchChildren(n);
         if (!from && !to) {
             if (fits(sum(t), bud)) {
                 const int64_t* s = sum(t);

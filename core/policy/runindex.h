@@ -93,6 +93,21 @@ private:
     int64_t* use(int n) { return words(n) + kNodeWords + m_types; }
     const int64_t* use(int n) const { return words(n) + kNodeWords + m_types; }
     void pull(int n);
+    // A descent reads a node's first line (its position and links) and then goes on to one child; the sums
+    // are updated on the way back. Fetching the record's other lines and both children's first lines ahead
+    // overlaps those misses with the descent's chain of dependent loads.
+    void prefetchRest(int n) const
+    {
+        for (size_t l = 1; l < m_lines; ++l)
+            __builtin_prefetch(&m_store[size_t(n) * m_lines + l]);
+    }
+    void prefetchChildren(const Node& x) const
+    {
+        if (x.left >= 0)
+            __builtin_prefetch(words(x.left));
+        if (x.right >= 0)
+            __builtin_prefetch(words(x.right));
+    }
     /// (< p | >= p) when `orEqual` is false, (<= p | > p) when true.
     void split(int t, const Pos& p, bool orEqual, int& l, int& r);
     int merge(int a, int b);
