@@ -1,6 +1,9 @@
 #include "policy/runindex.h"
 
 #include <algorithm>
+#include <limits>
+#include <stdexcept>
+#include <string>
 
 namespace ss {
 
@@ -10,7 +13,8 @@ void RunIndex::reset(size_t jobs, size_t types)
     m_root = -1;
     m_count = 0;
     m_rand = 0x9E3779B97F4A7C15ULL; // fixed: the shape of the tree never changes what a walk returns
-    m_lines = (kNodeWords + 2 * types + 7) / 8;
+    m_lines = (kNodeBytes + 2 * types * sizeof(Lane) + sizeof(Line) - 1) / sizeof(Line);
+    m_total.assign(types, 0);
     m_records = 0;
     m_lastNode = -1;
     m_store.clear();
@@ -20,13 +24,13 @@ void RunIndex::reset(size_t jobs, size_t types)
 
 void RunIndex::pull(int n)
 {
-    int64_t* s = sum(n);
-    const int64_t* u = use(n);
+    Lane* s = sum(n);
+    const Lane* u = use(n);
     for (size_t t = 0; t < m_types; ++t)
         s[t] = u[t];
     for (int c : {node(n).left, node(n).right})
         if (c >= 0) {
-            const int64_t* cs = sum(c);
+            const Lane* cs = sum(c);
             for (size_t t = 0; t < m_types; ++t)
                 s[t] += cs[t];
         }
@@ -69,11 +73,13 @@ int RunIndex::merge(int a, int b)
 void RunIndex::addToPath(int64_t sign, int n)
 {
     // ancestors on m_path hold n in their subtree sums
-    const int64_t* u = use(n);
+    const Lane* u = use(n);
+    for (size_t t = 0; t < m_types; ++t)
+        m_total[t] += sign * u[t];
     for (int p : m_path) {
-        int64_t* s = sum(p);
+        Lane* s = sum(p);
         for (size_t t = 0; t < m_types; ++t)
-            s[t] += sign * u[t];
+            s[t] += Lane(sign) * u[t];
     }
 }
 
@@ -81,6 +87,11 @@ void RunIndex::insert(int job, const Key& key, const int64_t* u)
 {
     if (m_node[size_t(job)] >= 0)
         erase(job);
+    for (size_t t = 0; t < m_types; ++t)
+        if (u[t] < 0 || m_total[t] + u[t] > std::numeric_limits<Lane>::max())
+            throw std::length_error("RunIndex: job " + std::to_string(job) + " would make the running jobs hold "
+                                    + std::to_string(m_total[t] + u[t]) + " thousandths of a GPU of type "
+                                    + std::to_string(t) + " (at most 2^31 - 1)");
     int n;
     if (!m_free.empty()) {
         n = m_free.back();
@@ -93,7 +104,8 @@ void RunIndex::insert(int job, const Key& key, const int64_t* u)
     m_rand ^= m_rand >> 7;
     m_rand ^= m_rand << 17;
     new (words(n)) Node {{key, job}, uint32_t(m_rand >> 32), -1, -1};
-    std::copy(u, u + m_types, use(n));
+    for (size_t t = 0; t < m_types; ++t)
+        use(n)[t] = Lane(u[t]);
     // down to where the new node's priority places it, split what hangs there around it (a few nodes on
     // average), and add its holding to the ancestors' sums
     const Pos& p = node(n).pos;
@@ -154,7 +166,7 @@ const RunIndex::Pos& RunIndex::last() const
     return node(m_lastNode).pos;
 }
 
-bool RunIndex::fits(const int64_t* v, const int64_t* bud) const
+bool RunIndex::fits(const Lane* v, const int64_t* bud) const
 {
     for (size_t t = 0; t < m_types; ++t)
         if (v[t] > bud[t])
@@ -174,13 +186,13 @@ int RunIndex::descend(int t, int64_t* bud) const
                 t = n.left;
                 continue;
             }
-            const int64_t* s = sum(n.left);
+            const Lane* s = sum(n.left);
             for (size_t i = 0; i < m_types; ++i)
                 bud[i] -= s[i];
         }
         if (!fits(use(t), bud))
             return n.pos.job;
-        const int64_t* u = use(t);
+        const Lane* u = use(t);
         for (size_t i = 0; i < m_types; ++i)
             bud[i] -= u[i];
         t = n.right; // the rest of this subtree must hold the job that does not fit
@@ -197,7 +209,7 @@ int RunIndex::scan(int t, const Pos* from, const Pos* to, int64_t* bud) const
         prefetchChildren(n);
         if (!from && !to) {
             if (fits(sum(t), bud)) {
-                const int64_t* s = sum(t);
+                const Lane* s = sum(t);
                 for (size_t i = 0; i < m_types; ++i)
                     bud[i] -= s[i];
                 return -1;
@@ -218,7 +230,7 @@ int RunIndex::scan(int t, const Pos* from, const Pos* to, int64_t* bud) const
             return found;
         if (!fits(use(t), bud))
             return n.pos.job;
-        const int64_t* u = use(t);
+        const Lane* u = use(t);
         for (size_t i = 0; i < m_types; ++i)
             bud[i] -= u[i];
         from = nullptr;
