@@ -241,6 +241,9 @@ int RunIndex::scan(int t, const Pos* from, const Pos* to, int64_t* bud) const
 
 int RunIndex::firstNotFitting(const Pos* from, const Pos* to, int64_t* bud) const
 {
+    // nothing after `from` (the walk's admissions past the last running job): no descent down the right spine
+    if (m_root < 0 || (from && !(*from < last())))
+        return -1;
     return scan(m_root, from, to, bud);
 }
 

@@ -4,6 +4,8 @@
 // in-order iteration), without a heap node per value. A chunk holds at most kMax values and is split in
 // halves when it overflows; an emptied chunk is dropped. The last value of each chunk is kept in a
 // contiguous array, so finding a value's chunk is a binary search over those, then one within the chunk.
+// A chunk's values start at an offset (head): a change in its front half shifts the values before it, one in
+// its back half those after it, so taking the first value (a queue's usual removal) moves nothing.
 // Iterators stay valid only while the set is not changed (the pending walk reads, then changes).
 #include <algorithm>
 #include <cstddef>
@@ -26,8 +28,8 @@ public:
         using pointer = const T*;
         using reference = const T&;
         const_iterator() = default;
-        reference operator*() const { return m_s->m_chunks[m_c][m_i]; }
-        pointer operator->() const { return &m_s->m_chunks[m_c][m_i]; }
+        reference operator*() const { return m_s->m_chunks[m_c].at(m_i); }
+        pointer operator->() const { return &m_s->m_chunks[m_c].at(m_i); }
         const_iterator& operator++()
         {
             if (++m_i == m_s->m_chunks[m_c].size()) {
@@ -70,8 +72,7 @@ public:
         const size_t c = chunkOf(x);
         if (c == m_chunks.size())
             return end();
-        const std::vector<T>& v = m_chunks[c];
-        return {this, c, size_t(std::lower_bound(v.begin(), v.end(), x, m_less) - v.begin())};
+        return {this, c, m_chunks[c].lowerBound(x, m_less)};
     }
 
     /// Inserts x; false (nothing changed) when an equivalent value is in the set.
@@ -79,8 +80,8 @@ public:
     {
         if (m_chunks.empty()) {
             m_chunks.emplace_back();
-            m_chunks.back().reserve(kMax + 1);
-            m_chunks.back().push_back(x);
+            m_chunks.back().v.reserve(kMax + 1);
+            m_chunks.back().v.push_back(x);
             m_last.push_back(x);
             m_size = 1;
             return true;
@@ -88,22 +89,23 @@ public:
         size_t c = chunkOf(x);
         if (c == m_chunks.size())
             c = m_chunks.size() - 1; // after every value: at the end of the last chunk
-        std::vector<T>& v = m_chunks[c];
-        const auto it = std::lower_bound(v.begin(), v.end(), x, m_less);
-        if (it != v.end() && !m_less(x, *it))
+        Chunk& ch = m_chunks[c];
+        const size_t i = ch.lowerBound(x, m_less);
+        if (i < ch.size() && !m_less(x, ch.at(i)))
             return false;
-        v.insert(it, x);
+        ch.insertAt(i, x);
         ++m_size;
-        if (v.size() > kMax) {
+        if (ch.size() > kMax) {
             // split in halves: the upper half goes to a new chunk after this one
-            std::vector<T> upper;
-            upper.reserve(kMax + 1);
-            upper.assign(v.begin() + std::ptrdiff_t(v.size() / 2), v.end());
-            v.resize(v.size() / 2);
+            Chunk upper;
+            upper.v.reserve(kMax + 1);
+            const size_t half = ch.size() / 2;
+            upper.v.assign(ch.v.begin() + std::ptrdiff_t(ch.head + half), ch.v.end());
+            ch.v.resize(ch.head + half);
             m_chunks.insert(m_chunks.begin() + std::ptrdiff_t(c + 1), std::move(upper));
-            m_last.insert(m_last.begin() + std::ptrdiff_t(c + 1), m_chunks[c + 1].back());
+            m_last.insert(m_last.begin() + std::ptrdiff_t(c + 1), m_chunks[c + 1].v.back());
         }
-        m_last[c] = m_chunks[c].back();
+        m_last[c] = m_chunks[c].v.back();
         return true;
     }
 
@@ -113,17 +115,17 @@ public:
         const size_t c = chunkOf(x);
         if (c == m_chunks.size())
             return false;
-        std::vector<T>& v = m_chunks[c];
-        const auto it = std::lower_bound(v.begin(), v.end(), x, m_less);
-        if (it == v.end() || m_less(x, *it))
+        Chunk& ch = m_chunks[c];
+        const size_t i = ch.lowerBound(x, m_less);
+        if (i == ch.size() || m_less(x, ch.at(i)))
             return false;
-        v.erase(it);
+        ch.eraseAt(i);
         --m_size;
-        if (v.empty()) {
+        if (ch.size() == 0) {
             m_chunks.erase(m_chunks.begin() + std::ptrdiff_t(c));
             m_last.erase(m_last.begin() + std::ptrdiff_t(c));
         } else {
-            m_last[c] = v.back();
+            m_last[c] = ch.v.back();
         }
         return true;
     }
@@ -136,22 +138,60 @@ public:
         if (m_last.size() != m_chunks.size())
             return false;
         for (size_t c = 0; c < m_chunks.size(); ++c) {
-            const std::vector<T>& v = m_chunks[c];
-            if (v.empty() || v.size() > kMax || m_less(v.back(), m_last[c]) || m_less(m_last[c], v.back()))
+            const Chunk& ch = m_chunks[c];
+            if (ch.size() == 0 || ch.size() > kMax || ch.head > ch.v.size() || m_less(ch.v.back(), m_last[c])
+                || m_less(m_last[c], ch.v.back()))
                 return false;
-            for (const T& x : v) {
-                if (prev && !m_less(*prev, x))
+            for (size_t i = 0; i < ch.size(); ++i) {
+                if (prev && !m_less(*prev, ch.at(i)))
                     return false;
-                prev = &x;
+                prev = &ch.at(i);
             }
-            n += v.size();
+            n += ch.size();
         }
         return n == m_size;
     }
 
 private:
-    std::vector<std::vector<T>> m_chunks;
-    std::vector<T> m_last; // m_last[c] = m_chunks[c].back()
+    struct Chunk {
+        std::vector<T> v; // the values are v[head..]
+        size_t head = 0;
+        size_t size() const { return v.size() - head; }
+        const T& at(size_t i) const { return v[head + i]; }
+        size_t lowerBound(const T& x, const Less& less) const
+        {
+            return size_t(std::lower_bound(v.begin() + std::ptrdiff_t(head), v.end(), x, less) - v.begin()) - head;
+        }
+        void insertAt(size_t i, const T& x)
+        {
+            if (head > 0 && i < size() / 2) {
+                // into the gap at the front: the values before position i move down one
+                std::move(v.begin() + std::ptrdiff_t(head), v.begin() + std::ptrdiff_t(head + i),
+                          v.begin() + std::ptrdiff_t(head - 1));
+                --head;
+                v[head + i] = x;
+                return;
+            }
+            v.insert(v.begin() + std::ptrdiff_t(head + i), x);
+        }
+        void eraseAt(size_t i)
+        {
+            if (i < size() / 2 || i == 0) {
+                // the values before position i move up one; the front gap grows
+                std::move_backward(v.begin() + std::ptrdiff_t(head), v.begin() + std::ptrdiff_t(head + i),
+                                   v.begin() + std::ptrdiff_t(head + i + 1));
+                ++head;
+                if (head > kMax) { // a long run of removals at the front: give the gap back
+                    v.erase(v.begin(), v.begin() + std::ptrdiff_t(head));
+                    head = 0;
+                }
+                return;
+            }
+            v.erase(v.begin() + std::ptrdiff_t(head + i));
+        }
+    };
+    std::vector<Chunk> m_chunks;
+    std::vector<T> m_last; // m_last[c]: the last value of chunk c
     size_t m_size = 0;
     [[no_unique_address]] Less m_less {};
 

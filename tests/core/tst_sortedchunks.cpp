@@ -102,6 +102,41 @@ private Q_SLOTS:
         }
     }
 
+    void queueLikeUse()
+    {
+        // a pending queue: values join at the back and at the front, leave mostly from the front (the front
+        // gap of a chunk grows, is reused by front insertions, and is given back)
+        std::mt19937_64 rng(11);
+        SortedChunks<Item> s;
+        std::set<Item> ref;
+        double back = 0, front = 0;
+        for (int step = 0; step < 30000; ++step) {
+            const int op = int(rng() % 8);
+            if (op < 4) {
+                const Item x {{0, 1, ++back, 0, 0}, step};
+                QVERIFY(s.insert(x));
+                ref.insert(x);
+            } else if (op < 5) {
+                const Item x {{0, 1, --front, 0, 0}, step};
+                QVERIFY(s.insert(x));
+                ref.insert(x);
+            } else if (!ref.empty()) {
+                auto it = ref.begin();
+                if (op == 7) // sometimes the second or third
+                    for (int k = int(rng() % 3); k > 0 && std::next(it) != ref.end(); --k)
+                        ++it;
+                QVERIFY(s.erase(*it));
+                ref.erase(it);
+            }
+            if (step % 1000 == 0) {
+                QVERIFY(s.valid());
+                QCOMPARE(jobsOf(s), jobsOf(ref));
+            }
+        }
+        QVERIFY(s.valid());
+        QCOMPARE(jobsOf(s), jobsOf(ref));
+    }
+
     void splitsAndOrderAtTheEnds()
     {
         // ascending appends (arrivals at the back) and descending ones (preempted jobs at the front)
