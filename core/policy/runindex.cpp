@@ -46,9 +46,11 @@ void RunIndex::split(int t, const Pos& p, bool orEqual, int& l, int& r)
     const bool goesLeft = orEqual ? !(p < n.pos) : n.pos < p;
     if (goesLeft) {
         split(n.right, p, orEqual, node(t).right, r);
+        setParent(node(t).right, t);
         l = t;
     } else {
         split(n.left, p, orEqual, l, node(t).left);
+        setParent(node(t).left, t);
         r = t;
     }
     pull(t);
@@ -62,10 +64,12 @@ int RunIndex::merge(int a, int b)
         return a;
     if (node(a).prio > node(b).prio) {
         node(a).right = merge(node(a).right, b);
+        setParent(node(a).right, a);
         pull(a);
         return a;
     }
     node(b).left = merge(a, node(b).left);
+    setParent(node(b).left, b);
     pull(b);
     return b;
 }
@@ -103,7 +107,7 @@ void RunIndex::insert(int job, const Key& key, const int64_t* u)
     m_rand ^= m_rand << 13;
     m_rand ^= m_rand >> 7;
     m_rand ^= m_rand << 17;
-    new (words(n)) Node {{key, job}, uint32_t(m_rand >> 32), -1, -1};
+    new (words(n)) Node {{key, job}, uint32_t(m_rand >> 32), -1, -1, -1};
     for (size_t t = 0; t < m_types; ++t)
         use(n)[t] = Lane(u[t]);
     // down to where the new node's priority places it, split what hangs there around it (a few nodes on
@@ -122,8 +126,11 @@ void RunIndex::insert(int job, const Key& key, const int64_t* u)
     split(*link, p, false, l, r);
     node(n).left = l;
     node(n).right = r;
+    setParent(l, n);
+    setParent(r, n);
     pull(n);
     *link = n;
+    node(n).parent = m_path.empty() ? -1 : m_path.back(); // the owner of `link`
     addToPath(+1, n);
     if (m_lastNode >= 0 && node(m_lastNode).pos < p)
         m_lastNode = n;
@@ -136,18 +143,22 @@ void RunIndex::erase(int job)
     const int n = m_node[size_t(job)];
     if (n < 0)
         return;
-    const Pos p = node(n).pos;
+    // up from the node: its ancestors, whose sums hold it (no key is compared)
+    const int par = node(n).parent;
     m_path.clear();
-    int* link = &m_root;
-    while (*link != n) {
-        m_path.push_back(*link);
-        Node& x = node(*link);
-        prefetchRest(*link);
-        prefetchChildren(x);
-        link = p < x.pos ? &x.left : &x.right;
+    for (int a = par; a >= 0; a = node(a).parent) {
+        prefetchRest(a);
+        m_path.push_back(a);
     }
     addToPath(-1, n);
-    *link = merge(node(n).left, node(n).right);
+    const int m = merge(node(n).left, node(n).right);
+    if (par < 0)
+        m_root = m;
+    else if (node(par).left == n)
+        node(par).left = m;
+    else
+        node(par).right = m;
+    setParent(m, par);
     m_free.push_back(n);
     if (n == m_lastNode)
         m_lastNode = -1;

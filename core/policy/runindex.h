@@ -64,6 +64,7 @@ private:
         Pos pos;
         uint32_t prio;
         int left = -1, right = -1;
+        int parent = -1; // -1 at the root
     };
     // One record per node, on whole cache lines: the node, then what its subtree holds (sum), then what its job
     // holds (use), per type; a walk down the tree reads the node and its sums from neighbouring lines. Holdings
@@ -97,6 +98,11 @@ private:
     Lane* use(int n) { return sum(n) + m_types; }
     const Lane* use(int n) const { return sum(n) + m_types; }
     void pull(int n);
+    void setParent(int child, int parent)
+    {
+        if (child >= 0)
+            node(child).parent = parent;
+    }
     // A descent reads a node's first line (its position and links) and then goes on to one child; the sums
     // are updated on the way back. Fetching the record's other lines and both children's first lines ahead
     // overlaps those misses with the descent's chain of dependent loads.
