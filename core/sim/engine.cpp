@@ -132,7 +132,12 @@ double SchedContext::startChecked(int job, std::vector<GpuSlot> slots, std::stri
     r.machines = int(s.m_machineScratch.size());
     r.partner = partner;
     r.pairFactor = pairFactor;
-    const int co = s.coRunnersOf(r);
+    // co-runners (as coRunnersOf) from the machines just listed, without going over the slots again
+    int co = 0;
+    for (int m : s.m_machineScratch)
+        co = std::max(co, int(s.m_machineJobs[size_t(m)].size()) - 1);
+    if (partner >= 0 && s.m_rt[size_t(partner)].status == JobStatus::Running)
+        co = std::max(0, co - 1);
     r.coRunners = co;
     r.baseRate = s.m_perf.placementRate(jb, s.m_machineScratch, s.m_switchScratch, 0) * pairFactor;
     r.rate = r.baseRate / (1.0 + (s.m_perf.config().ideal ? 0.0 : s.m_cfg.perf.interference) * co);
