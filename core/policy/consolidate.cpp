@@ -44,42 +44,55 @@ public:
             takeWhole(f.s, f.c, m, f.k, out);
             return true;
         }
-        const std::vector<int> cand = machinesWithFree(f.s, f.types);
-        std::vector<std::vector<int>> bySwitch(f.c.switches.size());
-        for (int m : cand)
-            bySwitch[size_t(f.c.machines[size_t(m)].sw)].push_back(m);
+        // the candidates (machines with a free GPU of an allowed type; few when no one machine holds the job)
+        // grouped by switch, each group largest free count first: per switch, the fewest machines that cover
+        // the job and what is left over, without a list per switch
+        m_cand.clear();
+        for (int m = firstWithFree(f.s, f.types, 1, 0); m >= 0; m = firstWithFree(f.s, f.types, 1, m + 1))
+            m_cand.push_back(m);
+        m_bySw.clear();
+        for (int m : m_cand)
+            m_bySw.push_back({f.c.machines[size_t(m)].sw, f.s.freeGpus(m)});
+        std::sort(m_bySw.begin(), m_bySw.end(),
+                  [](const std::pair<int, int>& x, const std::pair<int, int>& y) { return x.first != y.first ? x.first < y.first : x.second > y.second; });
         int bestSw = -1, bestCount = 0, bestLeft = 0;
-        std::vector<int> frees;
-        for (size_t sw = 0; sw < bySwitch.size(); ++sw) {
-            const auto& v = bySwitch[sw];
+        for (size_t i = 0; i < m_bySw.size();) {
+            const int sw = m_bySw[i].first;
+            size_t e = i;
             int sum = 0;
-            for (int m : v)
-                sum += f.s.freeGpus(m);
+            for (; e < m_bySw.size() && m_bySw[e].first == sw; ++e)
+                sum += m_bySw[e].second;
+            const size_t from = i;
+            i = e;
             if (sum < f.k)
                 continue;
-            frees.clear();
-            for (int m : v)
-                frees.push_back(f.s.freeGpus(m));
-            std::sort(frees.rbegin(), frees.rend());
             int need = f.k, count = 0;
-            for (int x : frees) {
-                if (need <= 0)
-                    break;
-                need -= x;
+            for (size_t x = from; x < e && need > 0; ++x) {
+                need -= m_bySw[x].second;
                 ++count;
             }
             const int left = sum - f.k;
             if (bestSw < 0 || count < bestCount || (count == bestCount && left < bestLeft)) {
-                bestSw = int(sw);
+                bestSw = sw;
                 bestCount = count;
                 bestLeft = left;
             }
         }
-        if (bestSw >= 0 && fillFewest(f.s, f.c, bySwitch[size_t(bestSw)], f.k, out, scores, 2.0f))
+        std::vector<int> onSwitch;
+        if (bestSw >= 0)
+            for (int m : m_cand)
+                if (f.c.machines[size_t(m)].sw == bestSw)
+                    onSwitch.push_back(m);
+        if (bestSw >= 0 && fillFewest(f.s, f.c, std::move(onSwitch), f.k, out, scores, 2.0f))
             return true;
         out.clear();
-        return fillFewest(f.s, f.c, cand, f.k, out, scores, 2.0f); // no switch holds it: span switches
+        return fillFewest(f.s, f.c, m_cand, f.k, out, scores, 2.0f); // no switch holds it: span switches
     }
+
+private:
+    // scratch of the spanning case, kept between placements
+    std::vector<int> m_cand;
+    std::vector<std::pair<int, int>> m_bySw; // (switch, free GPUs) per candidate
 };
 
 const PolicyRegistrar reg({.name = "consolidate",

@@ -1,6 +1,9 @@
 #include "policy/runindex.h"
 
 #include <algorithm>
+#include <limits>
+#include <stdexcept>
+#include <string>
 
 namespace ss {
 
@@ -10,7 +13,8 @@ void RunIndex::reset(size_t jobs, size_t types)
     m_root = -1;
     m_count = 0;
     m_rand = 0x9E3779B97F4A7C15ULL; // fixed: the shape of the tree never changes what a walk returns
-    m_lines = (kNodeWords + 2 * types + 7) / 8;
+    m_lines = (kNodeBytes + 2 * types * sizeof(Lane) + sizeof(Line) - 1) / sizeof(Line);
+    m_total.assign(types, 0);
     m_records = 0;
     m_lastNode = -1;
     m_store.clear();
@@ -20,13 +24,13 @@ void RunIndex::reset(size_t jobs, size_t types)
 
 void RunIndex::pull(int n)
 {
-    int64_t* s = sum(n);
-    const int64_t* u = use(n);
+    Lane* s = sum(n);
+    const Lane* u = use(n);
     for (size_t t = 0; t < m_types; ++t)
         s[t] = u[t];
     for (int c : {node(n).left, node(n).right})
         if (c >= 0) {
-            const int64_t* cs = sum(c);
+            const Lane* cs = sum(c);
             for (size_t t = 0; t < m_types; ++t)
                 s[t] += cs[t];
         }
@@ -42,9 +46,11 @@ void RunIndex::split(int t, const Pos& p, bool orEqual, int& l, int& r)
     const bool goesLeft = orEqual ? !(p < n.pos) : n.pos < p;
     if (goesLeft) {
         split(n.right, p, orEqual, node(t).right, r);
+        setParent(node(t).right, t);
         l = t;
     } else {
         split(n.left, p, orEqual, l, node(t).left);
+        setParent(node(t).left, t);
         r = t;
     }
     pull(t);
@@ -58,10 +64,12 @@ int RunIndex::merge(int a, int b)
         return a;
     if (node(a).prio > node(b).prio) {
         node(a).right = merge(node(a).right, b);
+        setParent(node(a).right, a);
         pull(a);
         return a;
     }
     node(b).left = merge(a, node(b).left);
+    setParent(node(b).left, b);
     pull(b);
     return b;
 }
@@ -69,11 +77,13 @@ int RunIndex::merge(int a, int b)
 void RunIndex::addToPath(int64_t sign, int n)
 {
     // ancestors on m_path hold n in their subtree sums
-    const int64_t* u = use(n);
+    const Lane* u = use(n);
+    for (size_t t = 0; t < m_types; ++t)
+        m_total[t] += sign * u[t];
     for (int p : m_path) {
-        int64_t* s = sum(p);
+        Lane* s = sum(p);
         for (size_t t = 0; t < m_types; ++t)
-            s[t] += sign * u[t];
+            s[t] += Lane(sign) * u[t];
     }
 }
 
@@ -81,6 +91,11 @@ void RunIndex::insert(int job, const Key& key, const int64_t* u)
 {
     if (m_node[size_t(job)] >= 0)
         erase(job);
+    for (size_t t = 0; t < m_types; ++t)
+        if (u[t] < 0 || m_total[t] + u[t] > std::numeric_limits<Lane>::max())
+            throw std::length_error("RunIndex: job " + std::to_string(job) + " would make the running jobs hold "
+                                    + std::to_string(m_total[t] + u[t]) + " thousandths of a GPU of type "
+                                    + std::to_string(t) + " (at most 2^31 - 1)");
     int n;
     if (!m_free.empty()) {
         n = m_free.back();
@@ -92,8 +107,9 @@ void RunIndex::insert(int job, const Key& key, const int64_t* u)
     m_rand ^= m_rand << 13;
     m_rand ^= m_rand >> 7;
     m_rand ^= m_rand << 17;
-    new (words(n)) Node {{key, job}, uint32_t(m_rand >> 32), -1, -1};
-    std::copy(u, u + m_types, use(n));
+    new (words(n)) Node {{key, job}, uint32_t(m_rand >> 32), -1, -1, -1};
+    for (size_t t = 0; t < m_types; ++t)
+        use(n)[t] = Lane(u[t]);
     // down to where the new node's priority places it, split what hangs there around it (a few nodes on
     // average), and add its holding to the ancestors' sums
     const Pos& p = node(n).pos;
@@ -102,14 +118,19 @@ void RunIndex::insert(int job, const Key& key, const int64_t* u)
     while (*link >= 0 && node(*link).prio > node(n).prio) {
         m_path.push_back(*link);
         Node& x = node(*link);
+        prefetchRest(*link);
+        prefetchChildren(x);
         link = p < x.pos ? &x.left : &x.right;
     }
     int l, r;
     split(*link, p, false, l, r);
     node(n).left = l;
     node(n).right = r;
+    setParent(l, n);
+    setParent(r, n);
     pull(n);
     *link = n;
+    node(n).parent = m_path.empty() ? -1 : m_path.back(); // the owner of `link`
     addToPath(+1, n);
     if (m_lastNode >= 0 && node(m_lastNode).pos < p)
         m_lastNode = n;
@@ -122,16 +143,22 @@ void RunIndex::erase(int job)
     const int n = m_node[size_t(job)];
     if (n < 0)
         return;
-    const Pos p = node(n).pos;
+    // up from the node: its ancestors, whose sums hold it (no key is compared)
+    const int par = node(n).parent;
     m_path.clear();
-    int* link = &m_root;
-    while (*link != n) {
-        m_path.push_back(*link);
-        Node& x = node(*link);
-        link = p < x.pos ? &x.left : &x.right;
+    for (int a = par; a >= 0; a = node(a).parent) {
+        prefetchRest(a);
+        m_path.push_back(a);
     }
     addToPath(-1, n);
-    *link = merge(node(n).left, node(n).right);
+    const int m = merge(node(n).left, node(n).right);
+    if (par < 0)
+        m_root = m;
+    else if (node(par).left == n)
+        node(par).left = m;
+    else
+        node(par).right = m;
+    setParent(m, par);
     m_free.push_back(n);
     if (n == m_lastNode)
         m_lastNode = -1;
@@ -150,7 +177,7 @@ const RunIndex::Pos& RunIndex::last() const
     return node(m_lastNode).pos;
 }
 
-bool RunIndex::fits(const int64_t* v, const int64_t* bud) const
+bool RunIndex::fits(const Lane* v, const int64_t* bud) const
 {
     for (size_t t = 0; t < m_types; ++t)
         if (v[t] > bud[t])
@@ -163,18 +190,20 @@ int RunIndex::descend(int t, int64_t* bud) const
     // the subtree does not fit as a whole: the first job in it that does not fit follows the part that does
     for (;;) {
         const Node& n = node(t);
+        prefetchRest(t);
+        prefetchChildren(n);
         if (n.left >= 0) {
             if (!fits(sum(n.left), bud)) {
                 t = n.left;
                 continue;
             }
-            const int64_t* s = sum(n.left);
+            const Lane* s = sum(n.left);
             for (size_t i = 0; i < m_types; ++i)
                 bud[i] -= s[i];
         }
         if (!fits(use(t), bud))
             return n.pos.job;
-        const int64_t* u = use(t);
+        const Lane* u = use(t);
         for (size_t i = 0; i < m_types; ++i)
             bud[i] -= u[i];
         t = n.right; // the rest of this subtree must hold the job that does not fit
@@ -187,9 +216,11 @@ int RunIndex::scan(int t, const Pos* from, const Pos* to, int64_t* bud) const
     // by its sum when it fits, so only the two boundary paths and the path to the job found are walked
     while (t >= 0) {
         const Node& n = node(t);
+        prefetchRest(t);
+        prefetchChildren(n);
         if (!from && !to) {
             if (fits(sum(t), bud)) {
-                const int64_t* s = sum(t);
+                const Lane* s = sum(t);
                 for (size_t i = 0; i < m_types; ++i)
                     bud[i] -= s[i];
                 return -1;
@@ -210,7 +241,7 @@ int RunIndex::scan(int t, const Pos* from, const Pos* to, int64_t* bud) const
             return found;
         if (!fits(use(t), bud))
             return n.pos.job;
-        const int64_t* u = use(t);
+        const Lane* u = use(t);
         for (size_t i = 0; i < m_types; ++i)
             bud[i] -= u[i];
         from = nullptr;
@@ -221,6 +252,9 @@ int RunIndex::scan(int t, const Pos* from, const Pos* to, int64_t* bud) const
 
 int RunIndex::firstNotFitting(const Pos* from, const Pos* to, int64_t* bud) const
 {
+    // nothing after `from` (the walk's admissions past the last running job): no descent down the right spine
+    if (m_root < 0 || (from && !(*from < last())))
+        return -1;
     return scan(m_root, from, to, bud);
 }
 

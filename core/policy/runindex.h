@@ -64,14 +64,19 @@ private:
         Pos pos;
         uint32_t prio;
         int left = -1, right = -1;
+        int parent = -1; // -1 at the root
     };
     // One record per node, on whole cache lines: the node, then what its subtree holds (sum), then what its job
-    // holds (use), per type; a walk down the tree reads the node and its sums from neighbouring lines.
+    // holds (use), per type; a walk down the tree reads the node and its sums from neighbouring lines. Holdings
+    // are stored as 32-bit thousandths of a GPU (what runs of one type is at most the cluster's GPUs of the
+    // type: insert refuses more than 2,147,483 GPUs), so a record of five types takes two lines, not three.
+    using Lane = int32_t;
     struct alignas(64) Line {
-        int64_t w[8];
+        unsigned char b[64];
     };
-    static constexpr size_t kNodeWords = (sizeof(Node) + 7) / 8;
+    static constexpr size_t kNodeBytes = (sizeof(Node) + alignof(Lane) - 1) / alignof(Lane) * alignof(Lane);
     size_t m_types = 0;
+    std::vector<int64_t> m_total; // per type: what all running jobs here hold (the bound of every sum)
     size_t m_lines = 1;  // lines per record
     int m_root = -1;
     int m_count = 0;
@@ -84,19 +89,39 @@ private:
     std::vector<int> m_path;     // scratch: ancestors of the node inserted or erased
     void addToPath(int64_t sign, int n);
 
-    int64_t* words(int n) { return m_store[size_t(n) * m_lines].w; }
-    const int64_t* words(int n) const { return m_store[size_t(n) * m_lines].w; }
+    unsigned char* words(int n) { return m_store[size_t(n) * m_lines].b; }
+    const unsigned char* words(int n) const { return m_store[size_t(n) * m_lines].b; }
     Node& node(int n) { return *std::launder(reinterpret_cast<Node*>(words(n))); }
     const Node& node(int n) const { return *std::launder(reinterpret_cast<const Node*>(words(n))); }
-    int64_t* sum(int n) { return words(n) + kNodeWords; }
-    const int64_t* sum(int n) const { return words(n) + kNodeWords; }
-    int64_t* use(int n) { return words(n) + kNodeWords + m_types; }
-    const int64_t* use(int n) const { return words(n) + kNodeWords + m_types; }
+    Lane* sum(int n) { return reinterpret_cast<Lane*>(words(n) + kNodeBytes); }
+    const Lane* sum(int n) const { return reinterpret_cast<const Lane*>(words(n) + kNodeBytes); }
+    Lane* use(int n) { return sum(n) + m_types; }
+    const Lane* use(int n) const { return sum(n) + m_types; }
     void pull(int n);
+    void setParent(int child, int parent)
+    {
+        if (child >= 0)
+            node(child).parent = parent;
+    }
+    // A descent reads a node's first line (its position and links) and then goes on to one child; the sums
+    // are updated on the way back. Fetching the record's other lines and both children's first lines ahead
+    // overlaps those misses with the descent's chain of dependent loads.
+    void prefetchRest(int n) const
+    {
+        for (size_t l = 1; l < m_lines; ++l)
+            __builtin_prefetch(&m_store[size_t(n) * m_lines + l]);
+    }
+    void prefetchChildren(const Node& x) const
+    {
+        if (x.left >= 0)
+            __builtin_prefetch(words(x.left));
+        if (x.right >= 0)
+            __builtin_prefetch(words(x.right));
+    }
     /// (< p | >= p) when `orEqual` is false, (<= p | > p) when true.
     void split(int t, const Pos& p, bool orEqual, int& l, int& r);
     int merge(int a, int b);
-    bool fits(const int64_t* v, const int64_t* bud) const;
+    bool fits(const Lane* v, const int64_t* bud) const;
     int descend(int t, int64_t* bud) const;
     int scan(int t, const Pos* from, const Pos* to, int64_t* bud) const;
 };

@@ -605,7 +605,7 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
             bud[t] -= m_usedByType[t];
     }
 
-    std::vector<std::set<PItem>::iterator>& cur = m_cur;
+    std::vector<SortedChunks<PItem>::const_iterator>& cur = m_cur;
     cur.resize(m_buckets.size());
     for (size_t b = 0; b < m_buckets.size(); ++b)
         cur[b] = m_buckets[b].items.begin();

@@ -15,6 +15,7 @@
 #include "policy/placement.h"
 #include "policy/registry.h"
 #include "policy/runindex.h"
+#include "policy/sortedchunks.h"
 #include "policy/srtfindex.h"
 
 namespace ss {
@@ -102,7 +103,7 @@ private:
     struct Bucket {
         uint64_t mask = 0;
         int milli = 0; // demand in thousandths of a GPU (whole jobs: 1000 x GPUs)
-        std::set<PItem> items;
+        SortedChunks<PItem> items; // the waiting jobs of this shape, in priority order
     };
 
     std::string m_name;
@@ -141,7 +142,7 @@ private:
     std::vector<int64_t> m_cap;        // thousandths of a GPU per GPU type in the cluster
     std::vector<int64_t> m_use;        // per running job and GPU type (job * types + type): what it holds
     std::vector<int64_t> m_bud, m_budSave;
-    std::vector<std::set<PItem>::iterator> m_cur;
+    std::vector<SortedChunks<PItem>::const_iterator> m_cur;
     std::vector<int> m_toStart, m_toPreempt, m_cand, m_demoted;
     std::vector<char> m_flag;
     void account(int job, const std::vector<GpuSlot>& slots, int sign);

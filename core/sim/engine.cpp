@@ -132,7 +132,12 @@ double SchedContext::startChecked(int job, std::vector<GpuSlot> slots, std::stri
     r.machines = int(s.m_machineScratch.size());
     r.partner = partner;
     r.pairFactor = pairFactor;
-    const int co = s.coRunnersOf(r);
+    // co-runners (as coRunnersOf) from the machines just listed, without going over the slots again
+    int co = 0;
+    for (int m : s.m_machineScratch)
+        co = std::max(co, int(s.m_machineJobs[size_t(m)].size()) - 1);
+    if (partner >= 0 && s.m_rt[size_t(partner)].status == JobStatus::Running)
+        co = std::max(0, co - 1);
     r.coRunners = co;
     r.baseRate = s.m_perf.placementRate(jb, s.m_machineScratch, s.m_switchScratch, 0) * pairFactor;
     r.rate = r.baseRate / (1.0 + (s.m_perf.config().ideal ? 0.0 : s.m_cfg.perf.interference) * co);
@@ -489,16 +494,29 @@ void Simulator::refreshRatesOn(const std::vector<GpuSlot>& slots, int except)
         r.rate = r.baseRate / (1.0 + m_cfg.perf.interference * co);
         scheduleCompletion(o);
     };
-    auto prefetch = [&](int o) { // both ends of the job's runtime (coRunners, machines)
-        __builtin_prefetch(&m_rt[size_t(o)]);
-        __builtin_prefetch(reinterpret_cast<const char*>(&m_rt[size_t(o)]) + sizeof(JobRuntime) - 1);
+    auto prefetch = [&](int o) { // the lines of the job's runtime that a re-rating reads or writes
+        const JobRuntime& r = m_rt[size_t(o)];
+        __builtin_prefetch(&r.remaining);
+        __builtin_prefetch(&r.coRunners);
+        __builtin_prefetch(&r.machines);
+        __builtin_prefetch(&r.partner);
     };
     // A job on one machine is met once, on that machine; a job on several (rarer) may be met on several of
     // the machines of `slots` and is re-rated once. The order does not matter: each job's update is its own,
     // and the completion heap orders by (time, job).
     std::vector<int>& multi = m_touchedScratch; // pairs (job, largest count less one of the machines met on)
     multi.clear();
+    // every job met is fetched first, so the misses on their runtimes overlap (a machine's list is short)
     int lastMachine = -1;
+    for (const GpuSlot& g : slots) {
+        const int m = m_cluster.machineOfGpu(g.gpu);
+        if (m == lastMachine)
+            continue;
+        lastMachine = m;
+        for (const int o : m_machineJobs[size_t(m)])
+            prefetch(o);
+    }
+    lastMachine = -1;
     for (const GpuSlot& g : slots) {
         const int m = m_cluster.machineOfGpu(g.gpu);
         if (m == lastMachine)
@@ -507,8 +525,6 @@ void Simulator::refreshRatesOn(const std::vector<GpuSlot>& slots, int except)
         const std::vector<int>& jobs = m_machineJobs[size_t(m)];
         const int v = int(jobs.size()) - 1;
         for (size_t i = 0; i < jobs.size(); ++i) {
-            if (i + 2 < jobs.size())
-                prefetch(jobs[i + 2]);
             const int o = jobs[i];
             if (o == except)
                 continue;
