@@ -1,0 +1,409 @@
+#include "policy/srtfdrift.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace ss {
+
+namespace {
+constexpr double kInf = std::numeric_limits<double>::infinity();
+}
+
+void SrtfDrift::reset(size_t jobs, size_t types)
+{
+    m_tree.reset(jobs, types);
+    m_types = types;
+    m_where.assign(jobs, kNone);
+    m_late.clear();
+    m_lateLine.clear();
+    m_lateUse.clear();
+    m_now = m_tref = m_rho = m_rmin = m_rmax = m_umax = 0;
+    m_haveRates = false;
+    m_work = m_rebuilds = m_evaluated = m_windows = 0;
+    m_b1.assign(types, 0);
+    m_tmp.assign(types, 0);
+    m_ref.assign(types, 0);
+}
+
+void SrtfDrift::widen(double rate)
+{
+    if (!m_haveRates) {
+        m_rmin = m_rmax = m_rho = rate;
+        m_haveRates = true;
+        return;
+    }
+    m_rmin = std::min(m_rmin, rate);
+    m_rmax = std::max(m_rmax, rate);
+}
+
+double SrtfDrift::delta() const
+{
+    // how far a job's exact work left now may be from its estimate e: the spread of the rates around rho over
+    // the time since the estimates were made, and a margin far above the rounding of either value
+    const double dt = m_now - m_tref;
+    const double spread = std::max(m_rho - m_rmin, m_rmax - m_rho);
+    return spread * dt + 1e-9 * (1.0 + m_umax + std::abs(m_now) * (std::abs(m_rmax) + std::abs(m_rho) + 1.0));
+}
+
+SrtfDrift::Pos SrtfDrift::exact(int job)
+{
+    ++m_evaluated;
+    ++m_work;
+    return m_pos(job);
+}
+
+bool SrtfDrift::fits(const int64_t* v, const int64_t* bud) const
+{
+    for (size_t t = 0; t < m_types; ++t)
+        if (v[t] > bud[t])
+            return false;
+    return true;
+}
+
+void SrtfDrift::take(const int64_t* v, int64_t* bud) const
+{
+    for (size_t t = 0; t < m_types; ++t)
+        bud[t] -= v[t];
+}
+
+const int64_t* SrtfDrift::useOf(int job) const
+{
+    if (m_where[size_t(job)] == kTree)
+        return m_tree.use(job);
+    const size_t i = size_t(std::find(m_late.begin(), m_late.end(), job) - m_late.begin());
+    return &m_lateUse[i * m_types];
+}
+
+void SrtfDrift::insert(int job, const int64_t* use, const SrtfLine& line)
+{
+    if (contains(job))
+        erase(job);
+    if (line.from > m_now) {
+        // no progress before `from`: outside the tree until then
+        m_late.push_back(job);
+        m_lateLine.push_back(line);
+        m_lateUse.insert(m_lateUse.end(), use, use + m_types);
+        m_where[size_t(job)] = kLate;
+        return;
+    }
+    const double key = exact(job).key[0];
+    if (m_tree.empty()) {
+        // a fresh start: estimates from now
+        m_tref = m_now;
+        m_haveRates = false;
+        m_umax = 0;
+        m_work = 0;
+    }
+    widen(line.rate);
+    const double u = key + m_rho * (m_now - m_tref);
+    m_umax = std::max(m_umax, std::abs(u));
+    m_tree.insert(job, u, use, line);
+    m_where[size_t(job)] = kTree;
+}
+
+void SrtfDrift::erase(int job)
+{
+    if (m_where[size_t(job)] == kTree) {
+        m_tree.erase(job);
+    } else if (m_where[size_t(job)] == kLate) {
+        const size_t i = size_t(std::find(m_late.begin(), m_late.end(), job) - m_late.begin());
+        const size_t last = m_late.size() - 1;
+        m_late[i] = m_late[last];
+        m_lateLine[i] = m_lateLine[last];
+        std::copy(&m_lateUse[last * m_types], &m_lateUse[last * m_types] + m_types, &m_lateUse[i * m_types]);
+        m_late.pop_back();
+        m_lateLine.pop_back();
+        m_lateUse.resize(last * m_types);
+    }
+    m_where[size_t(job)] = kNone;
+}
+
+void SrtfDrift::reline(int job, const SrtfLine& line)
+{
+    if (m_where[size_t(job)] == kTree) {
+        // the work left goes on from where it is, at the new rate: the estimate stays, the rates widen
+        m_tree.line(job) = line;
+        widen(line.rate);
+    } else if (m_where[size_t(job)] == kLate) {
+        const size_t i = size_t(std::find(m_late.begin(), m_late.end(), job) - m_late.begin());
+        m_lateLine[i] = line;
+    }
+}
+
+void SrtfDrift::begin(double now, PosFn pos)
+{
+    m_now = now;
+    m_pos = std::move(pos);
+    for (size_t i = 0; i < m_late.size();) {
+        if (m_lateLine[i].from > now) {
+            ++i;
+            continue;
+        }
+        // progress has started: into the tree
+        const int job = m_late[i];
+        const SrtfLine line = m_lateLine[i];
+        std::vector<int64_t> use(&m_lateUse[i * m_types], &m_lateUse[i * m_types] + m_types);
+        erase(job);
+        insert(job, use.data(), line);
+    }
+    if (!m_tree.empty() && double(m_work) > m_factor * double(m_tree.size() + 16))
+        rebuild();
+}
+
+void SrtfDrift::rebuild()
+{
+    // every estimate renewed to the work left now (from the cached lines, within rounding of the exact values)
+    ++m_rebuilds;
+    m_tree.jobs(m_ids);
+    m_order.clear();
+    m_haveRates = false;
+    m_umax = 0;
+    for (int j : m_ids) {
+        const SrtfLine& l = m_tree.line(j);
+        const double est = l.at(m_now);
+        m_order.push_back({est, j});
+        widen(l.rate);
+        m_umax = std::max(m_umax, std::abs(est));
+    }
+    m_rho = 0.5 * (m_rmin + m_rmax);
+    m_tref = m_now;
+    m_work = 0;
+    // nearly sorted already (the old estimates' order): insertion sort, unless it turns out not to be
+    size_t moves = 0;
+    bool sorted = true;
+    for (size_t i = 1; i < m_order.size() && sorted; ++i) {
+        const auto x = m_order[i];
+        size_t k = i;
+        while (k > 0 && x < m_order[k - 1]) {
+            m_order[k] = m_order[k - 1];
+            --k;
+            if (++moves > 8 * m_order.size() + 64) {
+                m_order[k] = x;
+                sorted = false;
+                break;
+            }
+        }
+        if (sorted)
+            m_order[k] = x;
+    }
+    if (!sorted)
+        std::sort(m_order.begin(), m_order.end());
+    m_tree.rebuild(m_order);
+}
+
+SrtfDrift::Pos SrtfDrift::fastLast()
+{
+    // the job with the largest estimate is at least L = max(0, e - D) now; only jobs with e + D >= L can be above
+    const double s = shift(), d = delta();
+    const int m = m_tree.maxJob();
+    const double low = std::max(0.0, m_tree.u(m) - s - d);
+    m_ids.clear();
+    m_tree.collect(low > 0 ? low - d + s : -kInf, kInf, m_ids);
+    Pos best = exact(m_ids.front());
+    for (size_t i = 1; i < m_ids.size(); ++i) {
+        const Pos p = exact(m_ids[i]);
+        if (best < p)
+            best = p;
+    }
+    return best;
+}
+
+SrtfDrift::Pos SrtfDrift::bruteLast()
+{
+    m_tree.jobs(m_ids);
+    m_ids.insert(m_ids.end(), m_late.begin(), m_late.end());
+    Pos best = m_pos(m_ids.front());
+    for (int j : m_ids)
+        if (const Pos p = m_pos(j); best < p)
+            best = p;
+    return best;
+}
+
+SrtfDrift::Pos SrtfDrift::last()
+{
+    Pos best {};
+    bool have = false;
+    if (!m_tree.empty()) {
+        best = fastLast();
+        have = true;
+    }
+    for (int j : m_late)
+        if (const Pos p = exact(j); !have || best < p) {
+            best = p;
+            have = true;
+        }
+    if (m_check) {
+        const Pos ref = bruteLast();
+        if (ref.job != best.job || ref < best || best < ref)
+            throw std::logic_error("SRTF running order: the last job is " + std::to_string(best.job) + ", a sort gives "
+                                   + std::to_string(ref.job) + " at t=" + std::to_string(m_now));
+    }
+    return best;
+}
+
+int SrtfDrift::bruteFirstNotFitting(const Pos* from, const Pos* to, int64_t* bud)
+{
+    m_tree.jobs(m_ids);
+    m_ids.insert(m_ids.end(), m_late.begin(), m_late.end());
+    m_pts.clear();
+    for (int j : m_ids) {
+        const Pos p = m_pos(j);
+        if ((!from || *from < p) && (!to || p < *to))
+            m_pts.push_back(p);
+    }
+    std::sort(m_pts.begin(), m_pts.end());
+    for (const Pos& p : m_pts) {
+        const int64_t* u = useOf(p.job);
+        if (!fits(u, bud))
+            return p.job;
+        take(u, bud);
+    }
+    return -1;
+}
+
+int SrtfDrift::fastFirstNotFitting(const Pos* from, const Pos* to, int64_t* bud)
+{
+    if (m_tree.empty())
+        return -1;
+    const double f = from ? from->key[0] : 0, t = to ? to->key[0] : 0;
+    const double s = shift();
+    const double d = delta() + 1e-9 * ((from ? std::abs(f) : 0) + (to ? std::abs(t) : 0));
+    // u < a: before `from` for sure; [a, b): either side; u >= b: after it. u < c: before `to` for sure;
+    // [c, dd): either side; u >= dd: at or after it. A job's exact value lies in [max(0, e - d), max(0, e + d)].
+    double a = -kInf, b = -kInf, c = kInf, dd = kInf;
+    if (from) {
+        a = f > 0 ? f + s - d : -kInf;
+        b = f + s + d;
+    }
+    if (to) {
+        c = t > 0 ? t + s - d : -kInf;
+        dd = t + s + d;
+    }
+    const bool middle = b < c;
+    // the jobs near a boundary, in the tree's order, kept when exactly in range (m_pts: left ones, then right)
+    m_ids.clear();
+    if (middle) {
+        m_tree.collect(a, b, m_ids);
+    } else {
+        m_tree.collect(a, dd, m_ids);
+    }
+    const size_t nLeftIds = m_ids.size();
+    if (middle)
+        m_tree.collect(c, dd, m_ids);
+    m_pts.clear();
+    size_t nLeft = 0;
+    for (size_t i = 0; i < m_ids.size(); ++i) {
+        const Pos p = exact(m_ids[i]);
+        if ((!from || *from < p) && (!to || p < *to)) {
+            m_pts.push_back(p);
+            if (i < nLeftIds)
+                ++nLeft;
+        }
+    }
+    // the first job that does not fit in the estimates' order
+    std::copy(bud, bud + m_types, m_tmp.begin());
+    int y = -1;
+    for (size_t i = 0; i < nLeft && y < 0; ++i) {
+        const int64_t* u = m_tree.use(m_pts[i].job);
+        if (!fits(u, m_tmp.data()))
+            y = m_pts[i].job;
+        else
+            take(u, m_tmp.data());
+    }
+    if (y < 0 && middle)
+        y = m_tree.greedy(b, c, m_tmp.data());
+    for (size_t i = nLeft; i < m_pts.size() && y < 0; ++i) {
+        const int64_t* u = m_tree.use(m_pts[i].job);
+        if (!fits(u, m_tmp.data()))
+            y = m_pts[i].job;
+        else
+            take(u, m_tmp.data());
+    }
+    if (y < 0) {
+        std::copy(m_tmp.begin(), m_tmp.end(), bud);
+        return -1;
+    }
+    // Every job exactly below c1 = e(y) - 2d comes before y in the estimates' order, so together they fit;
+    // every job up to y in that order is exactly below c2 = max(0, e(y) + d) + d, so those do not. The first
+    // job that does not fit is thus exactly in [c1, c2): its estimate is within d of that range.
+    ++m_windows;
+    const double ey = m_tree.u(y) - s;
+    const double c1 = ey - 2 * d, c2 = std::max(0.0, ey + d) + d;
+    const double lowW = c1 > 0 ? c1 - d + s : -kInf, highW = c2 + d + s;
+    std::fill(m_b1.begin(), m_b1.end(), 0);
+    std::vector<Pos>& win = m_pts; // reused: the near-boundary jobs first, filtered in place
+    size_t w = 0;
+    for (size_t i = 0; i < win.size(); ++i) {
+        const double u = m_tree.u(win[i].job);
+        if (u < lowW) {
+            const int64_t* uu = m_tree.use(win[i].job);
+            for (size_t k = 0; k < m_types; ++k)
+                m_b1[k] += uu[k];
+        } else if (u < highW) {
+            win[w++] = win[i];
+        }
+    }
+    win.resize(w);
+    if (middle) {
+        m_tree.sum(b, std::min(c, lowW), m_b1.data());
+        m_ids.clear();
+        m_tree.collect(std::max(b, lowW), std::min(c, highW), m_ids);
+        for (int j : m_ids)
+            win.push_back(exact(j));
+    }
+    w = 0;
+    for (size_t i = 0; i < win.size(); ++i) {
+        if (win[i].key[0] < c1) {
+            const int64_t* uu = m_tree.use(win[i].job);
+            for (size_t k = 0; k < m_types; ++k)
+                m_b1[k] += uu[k];
+        } else {
+            win[w++] = win[i];
+        }
+    }
+    win.resize(w);
+    if (!fits(m_b1.data(), bud))
+        return -2; // cannot happen (see above): the caller sorts every job instead
+    std::copy(bud, bud + m_types, m_tmp.begin());
+    take(m_b1.data(), m_tmp.data());
+    std::sort(win.begin(), win.end());
+    for (const Pos& p : win) {
+        const int64_t* u = m_tree.use(p.job);
+        if (!fits(u, m_tmp.data())) {
+            std::copy(m_tmp.begin(), m_tmp.end(), bud);
+            return p.job;
+        }
+        take(u, m_tmp.data());
+    }
+    return -2;
+}
+
+int SrtfDrift::firstNotFitting(const Pos* from, const Pos* to, int64_t* bud)
+{
+    if (!m_late.empty())
+        return bruteFirstNotFitting(from, to, bud); // progress not started yet: a few jobs, for a short while
+    std::vector<int64_t> ref;
+    int want = 0;
+    if (m_check) {
+        ref.assign(bud, bud + m_types);
+        want = bruteFirstNotFitting(from, to, ref.data());
+    }
+    std::copy(bud, bud + m_types, m_ref.begin());
+    int got = fastFirstNotFitting(from, to, bud);
+    if (got == -2) {
+        // a bound did not hold: never expected; the exact answer from a sort of every job
+        if (m_check)
+            throw std::logic_error("SRTF running order: an estimate left its bounds at t=" + std::to_string(m_now));
+        std::copy(m_ref.begin(), m_ref.end(), bud);
+        got = bruteFirstNotFitting(from, to, bud);
+    }
+    if (m_check && (got != want || !std::equal(ref.begin(), ref.end(), bud)))
+        throw std::logic_error("SRTF running order: the first job that does not fit is " + std::to_string(got)
+                               + ", a sort gives " + std::to_string(want) + " at t=" + std::to_string(m_now));
+    return got;
+}
+
+} // namespace ss

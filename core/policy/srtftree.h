@@ -1,0 +1,86 @@
+#pragma once
+// The tree under SrtfDrift (srtfdrift.h): running jobs ordered by a fixed estimate `u` of their work left (a
+// double; the job breaks ties), with what each holds per GPU type summed over every subtree (a treap), and
+// each job's work line kept beside it so the estimates can all be renewed in one pass (rebuild).
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <utility>
+#include <vector>
+
+namespace ss {
+
+/// A running job's work left as a line in time, as JobRuntime::remainingAt computes it: flat until `from`
+/// (max(lastUpdate, resumeAt)), then falling at `rate`, floored at 0.
+struct SrtfLine {
+    double rem = 0, from = 0, rate = 0;
+    double at(double t) const;
+};
+
+class SrtfTree {
+public:
+    void reset(size_t jobs, size_t types);
+    bool empty() const { return m_root < 0; }
+    int size() const { return m_count; }
+    bool contains(int job) const { return m_node[size_t(job)] >= 0; }
+    void insert(int job, double u, const int64_t* use, const SrtfLine& line);
+    void erase(int job);
+    double u(int job) const { return m_nodes[size_t(m_node[size_t(job)])].u; }
+    SrtfLine& line(int job) { return m_nodes[size_t(m_node[size_t(job)])].line; }
+    const int64_t* use(int job) const { return useOf(m_node[size_t(job)]); }
+    /// The job with the largest (u, job); only when not empty.
+    int maxJob() const;
+    /// Adds to `out` what the jobs with lo <= u < hi hold.
+    void sum(double lo, double hi, int64_t* out) const;
+    /// Appends the jobs with lo <= u < hi, in order.
+    void collect(double lo, double hi, std::vector<int>& out) const;
+    /// Walks the jobs with lo <= u < hi in order, subtracting from `bud` each whose holding fits: returns the
+    /// first that does not fit (every job before it subtracted), or -1 when all fit.
+    int greedy(double lo, double hi, int64_t* bud) const;
+    /// Every job in order (replacing what `out` held).
+    void jobs(std::vector<int>& out) const
+    {
+        out.clear();
+        collect(-kInf, kInf, out);
+    }
+    /// Gives every job here a new estimate: `order` holds them all, sorted by (new u, job). O(n).
+    void rebuild(const std::vector<std::pair<double, int>>& order);
+
+private:
+    static constexpr double kInf = std::numeric_limits<double>::infinity();
+    struct Node {
+        double u = 0;
+        SrtfLine line;
+        int job = -1;
+        uint32_t prio = 0;
+        int left = -1, right = -1;
+    };
+    size_t m_types = 0;
+    int m_root = -1;
+    int m_count = 0;
+    uint64_t m_rand = 0x9E3779B97F4A7C15ULL;
+    std::vector<Node> m_nodes;
+    std::vector<int64_t> m_use, m_sum; // per node and type
+    std::vector<int> m_free;
+    std::vector<int> m_node; // per job: its node, -1 = not here
+    std::vector<int> m_stack;
+
+    int64_t* sumOf(int n) { return &m_sum[size_t(n) * m_types]; }
+    const int64_t* sumOf(int n) const { return &m_sum[size_t(n) * m_types]; }
+    const int64_t* useOf(int n) const { return &m_use[size_t(n) * m_types]; }
+    bool less(int n, double u, int job) const
+    {
+        const Node& x = m_nodes[size_t(n)];
+        return x.u < u || (x.u == u && x.job < job);
+    }
+    void pull(int n);
+    int merge(int a, int b);
+    bool fits(const int64_t* v, const int64_t* bud) const;
+    void take(const int64_t* v, int64_t* bud) const;
+    int descend(int t, int64_t* bud) const;
+    int greedyIn(int t, double lo, double hi, bool boundLo, bool boundHi, int64_t* bud) const;
+    void sumIn(int t, double lo, double hi, bool boundLo, bool boundHi, int64_t* out) const;
+    void collectIn(int t, double lo, double hi, std::vector<int>& out) const;
+};
+
+} // namespace ss
