@@ -39,13 +39,19 @@ void SrtfDrift::widen(double rate)
     m_rmax = std::max(m_rmax, rate);
 }
 
+double SrtfDrift::margin() const
+{
+    // far above the rounding of a work-left value here (the engine's, a cached line's, an estimate)
+    return 1e-9 * (1.0 + m_umax + std::abs(m_now) * (std::abs(m_rmax) + std::abs(m_rho) + 1.0));
+}
+
 double SrtfDrift::delta() const
 {
     // how far a job's exact work left now may be from its estimate e: the spread of the rates around rho over
-    // the time since the estimates were made, and a margin far above the rounding of either value
+    // the time since the estimates were made, and twice the margin
     const double dt = m_now - m_tref;
     const double spread = std::max(m_rho - m_rmin, m_rmax - m_rho);
-    return spread * dt + 1e-9 * (1.0 + m_umax + std::abs(m_now) * (std::abs(m_rmax) + std::abs(m_rho) + 1.0));
+    return spread * dt + 2 * margin();
 }
 
 SrtfDrift::Pos SrtfDrift::exact(int job)
@@ -72,7 +78,7 @@ void SrtfDrift::take(const int64_t* v, int64_t* bud) const
 const int64_t* SrtfDrift::useOf(int job) const
 {
     if (m_where[size_t(job)] == kTree)
-        return m_tree.use(job);
+        return m_tree.useAt(m_tree.nodeOf(job));
     const size_t i = size_t(std::find(m_late.begin(), m_late.end(), job) - m_late.begin());
     return &m_lateUse[i * m_types];
 }
@@ -125,7 +131,7 @@ void SrtfDrift::reline(int job, const SrtfLine& line)
 {
     if (m_where[size_t(job)] == kTree) {
         // the work left goes on from where it is, at the new rate: the estimate stays, the rates widen
-        m_tree.line(job) = line;
+        m_tree.lineAt(m_tree.nodeOf(job)) = line;
         widen(line.rate);
     } else if (m_where[size_t(job)] == kLate) {
         const size_t i = size_t(std::find(m_late.begin(), m_late.end(), job) - m_late.begin());
@@ -157,14 +163,14 @@ void SrtfDrift::rebuild()
 {
     // every estimate renewed to the work left now (from the cached lines, within rounding of the exact values)
     ++m_rebuilds;
-    m_tree.jobs(m_ids);
+    m_tree.nodes(m_ids);
     m_order.clear();
     m_haveRates = false;
     m_umax = 0;
-    for (int j : m_ids) {
-        const SrtfLine& l = m_tree.line(j);
+    for (int n : m_ids) {
+        const SrtfLine& l = m_tree.lineAt(n);
         const double est = l.at(m_now);
-        m_order.push_back({est, j});
+        m_order.push_back({est, m_tree.jobAt(n), n});
         widen(l.rate);
         m_umax = std::max(m_umax, std::abs(est));
     }
@@ -175,50 +181,88 @@ void SrtfDrift::rebuild()
     size_t moves = 0;
     bool sorted = true;
     for (size_t i = 1; i < m_order.size() && sorted; ++i) {
-        const auto x = m_order[i];
+        const SrtfTree::Entry x = m_order[i];
         size_t k = i;
         while (k > 0 && x < m_order[k - 1]) {
             m_order[k] = m_order[k - 1];
             --k;
             if (++moves > 8 * m_order.size() + 64) {
-                m_order[k] = x;
                 sorted = false;
                 break;
             }
         }
-        if (sorted)
-            m_order[k] = x;
+        m_order[k] = x;
     }
     if (!sorted)
         std::sort(m_order.begin(), m_order.end());
     m_tree.rebuild(m_order);
 }
 
+double SrtfDrift::valueAt(int n) const
+{
+    return m_tree.lineAt(n).at(m_now);
+}
+
+bool SrtfDrift::inRange(int n, double v, double eps, const Pos* from, const Pos* to)
+{
+    // the line's value now is within eps of the exact work left: the exact position only where that decides
+    if (from) {
+        if (v + eps < from->key[0])
+            return false;
+        if (!(v - eps > from->key[0]) && !(*from < exact(m_tree.jobAt(n))))
+            return false;
+    }
+    if (to) {
+        if (v - eps > to->key[0])
+            return false;
+        if (!(v + eps < to->key[0]) && !(exact(m_tree.jobAt(n)) < *to))
+            return false;
+    }
+    return true;
+}
+
 SrtfDrift::Pos SrtfDrift::fastLast()
 {
     // the job with the largest estimate is at least L = max(0, e - D) now; only jobs with e + D >= L can be above
-    const double s = shift(), d = delta();
-    const int m = m_tree.maxJob();
-    const double low = std::max(0.0, m_tree.u(m) - s - d);
+    const double s = shift(), d = delta(), eps = margin();
+    const int m = m_tree.maxNode();
+    const double low = std::max(0.0, m_tree.uAt(m) - s - d);
     m_ids.clear();
     m_tree.collect(low > 0 ? low - d + s : -kInf, kInf, m_ids);
-    Pos best = exact(m_ids.front());
-    for (size_t i = 1; i < m_ids.size(); ++i) {
-        const Pos p = exact(m_ids[i]);
-        if (best < p)
-            best = p;
+    m_cand.clear();
+    double top = -kInf;
+    for (int n : m_ids) {
+        const double v = valueAt(n);
+        ++m_work;
+        m_cand.push_back({v, n});
+        top = std::max(top, v);
     }
+    Pos best {};
+    bool have = false;
+    for (const Cand& c : m_cand)
+        if (c.v >= top - 2 * eps)
+            if (const Pos p = exact(m_tree.jobAt(c.node)); !have || best < p) {
+                best = p;
+                have = true;
+            }
     return best;
 }
 
 SrtfDrift::Pos SrtfDrift::bruteLast()
 {
-    m_tree.jobs(m_ids);
-    m_ids.insert(m_ids.end(), m_late.begin(), m_late.end());
-    Pos best = m_pos(m_ids.front());
-    for (int j : m_ids)
-        if (const Pos p = m_pos(j); best < p)
+    m_tree.nodes(m_ids);
+    Pos best {};
+    bool have = false;
+    for (int n : m_ids)
+        if (const Pos p = m_pos(m_tree.jobAt(n)); !have || best < p) {
             best = p;
+            have = true;
+        }
+    for (int j : m_late)
+        if (const Pos p = m_pos(j); !have || best < p) {
+            best = p;
+            have = true;
+        }
     return best;
 }
 
@@ -246,14 +290,17 @@ SrtfDrift::Pos SrtfDrift::last()
 
 int SrtfDrift::bruteFirstNotFitting(const Pos* from, const Pos* to, int64_t* bud)
 {
-    m_tree.jobs(m_ids);
-    m_ids.insert(m_ids.end(), m_late.begin(), m_late.end());
+    m_tree.nodes(m_ids);
     m_pts.clear();
-    for (int j : m_ids) {
+    auto consider = [&](int j) {
         const Pos p = m_pos(j);
         if ((!from || *from < p) && (!to || p < *to))
             m_pts.push_back(p);
-    }
+    };
+    for (int n : m_ids)
+        consider(m_tree.jobAt(n));
+    for (int j : m_late)
+        consider(j);
     std::sort(m_pts.begin(), m_pts.end());
     for (const Pos& p : m_pts) {
         const int64_t* u = useOf(p.job);
@@ -269,7 +316,7 @@ int SrtfDrift::fastFirstNotFitting(const Pos* from, const Pos* to, int64_t* bud)
     if (m_tree.empty())
         return -1;
     const double f = from ? from->key[0] : 0, t = to ? to->key[0] : 0;
-    const double s = shift();
+    const double s = shift(), eps = margin();
     const double d = delta() + 1e-9 * ((from ? std::abs(f) : 0) + (to ? std::abs(t) : 0));
     // u < a: before `from` for sure; [a, b): either side; u >= b: after it. u < c: before `to` for sure;
     // [c, dd): either side; u >= dd: at or after it. A job's exact value lies in [max(0, e - d), max(0, e + d)].
@@ -283,22 +330,20 @@ int SrtfDrift::fastFirstNotFitting(const Pos* from, const Pos* to, int64_t* bud)
         dd = t + s + d;
     }
     const bool middle = b < c;
-    // the jobs near a boundary, in the tree's order, kept when exactly in range (m_pts: left ones, then right)
+    // the jobs near a boundary, in the tree's order, kept when in range (m_cand: those near `from`, then `to`)
     m_ids.clear();
-    if (middle) {
-        m_tree.collect(a, b, m_ids);
-    } else {
-        m_tree.collect(a, dd, m_ids);
-    }
+    m_tree.collect(a, middle ? b : dd, m_ids);
     const size_t nLeftIds = m_ids.size();
     if (middle)
         m_tree.collect(c, dd, m_ids);
-    m_pts.clear();
+    m_cand.clear();
     size_t nLeft = 0;
     for (size_t i = 0; i < m_ids.size(); ++i) {
-        const Pos p = exact(m_ids[i]);
-        if ((!from || *from < p) && (!to || p < *to)) {
-            m_pts.push_back(p);
+        const int n = m_ids[i];
+        const double v = valueAt(n);
+        ++m_work;
+        if (inRange(n, v, eps, from, to)) {
+            m_cand.push_back({v, n});
             if (i < nLeftIds)
                 ++nLeft;
         }
@@ -307,18 +352,18 @@ int SrtfDrift::fastFirstNotFitting(const Pos* from, const Pos* to, int64_t* bud)
     std::copy(bud, bud + m_types, m_tmp.begin());
     int y = -1;
     for (size_t i = 0; i < nLeft && y < 0; ++i) {
-        const int64_t* u = m_tree.use(m_pts[i].job);
+        const int64_t* u = m_tree.useAt(m_cand[i].node);
         if (!fits(u, m_tmp.data()))
-            y = m_pts[i].job;
+            y = m_cand[i].node;
         else
             take(u, m_tmp.data());
     }
     if (y < 0 && middle)
         y = m_tree.greedy(b, c, m_tmp.data());
-    for (size_t i = nLeft; i < m_pts.size() && y < 0; ++i) {
-        const int64_t* u = m_tree.use(m_pts[i].job);
+    for (size_t i = nLeft; i < m_cand.size() && y < 0; ++i) {
+        const int64_t* u = m_tree.useAt(m_cand[i].node);
         if (!fits(u, m_tmp.data()))
-            y = m_pts[i].job;
+            y = m_cand[i].node;
         else
             take(u, m_tmp.data());
     }
@@ -330,51 +375,64 @@ int SrtfDrift::fastFirstNotFitting(const Pos* from, const Pos* to, int64_t* bud)
     // every job up to y in that order is exactly below c2 = max(0, e(y) + d) + d, so those do not. The first
     // job that does not fit is thus exactly in [c1, c2): its estimate is within d of that range.
     ++m_windows;
-    const double ey = m_tree.u(y) - s;
+    const double ey = m_tree.uAt(y) - s;
     const double c1 = ey - 2 * d, c2 = std::max(0.0, ey + d) + d;
     const double lowW = c1 > 0 ? c1 - d + s : -kInf, highW = c2 + d + s;
     std::fill(m_b1.begin(), m_b1.end(), 0);
-    std::vector<Pos>& win = m_pts; // reused: the near-boundary jobs first, filtered in place
+    auto addB1 = [&](int n) {
+        const int64_t* uu = m_tree.useAt(n);
+        for (size_t k = 0; k < m_types; ++k)
+            m_b1[k] += uu[k];
+    };
     size_t w = 0;
-    for (size_t i = 0; i < win.size(); ++i) {
-        const double u = m_tree.u(win[i].job);
-        if (u < lowW) {
-            const int64_t* uu = m_tree.use(win[i].job);
-            for (size_t k = 0; k < m_types; ++k)
-                m_b1[k] += uu[k];
-        } else if (u < highW) {
-            win[w++] = win[i];
-        }
+    for (size_t i = 0; i < m_cand.size(); ++i) {
+        const double u = m_tree.uAt(m_cand[i].node);
+        if (u < lowW)
+            addB1(m_cand[i].node);
+        else if (u < highW)
+            m_cand[w++] = m_cand[i];
     }
-    win.resize(w);
+    m_cand.resize(w);
     if (middle) {
         m_tree.sum(b, std::min(c, lowW), m_b1.data());
         m_ids.clear();
         m_tree.collect(std::max(b, lowW), std::min(c, highW), m_ids);
-        for (int j : m_ids)
-            win.push_back(exact(j));
-    }
-    w = 0;
-    for (size_t i = 0; i < win.size(); ++i) {
-        if (win[i].key[0] < c1) {
-            const int64_t* uu = m_tree.use(win[i].job);
-            for (size_t k = 0; k < m_types; ++k)
-                m_b1[k] += uu[k];
-        } else {
-            win[w++] = win[i];
+        for (int n : m_ids) {
+            m_cand.push_back({valueAt(n), n});
+            ++m_work;
         }
     }
-    win.resize(w);
+    // exactly below c1: with the jobs before; the others in their exact order
+    w = 0;
+    for (size_t i = 0; i < m_cand.size(); ++i) {
+        const Cand& x = m_cand[i];
+        const bool below = x.v + eps < c1 ? true : x.v - eps >= c1 ? false : exact(m_tree.jobAt(x.node)).key[0] < c1;
+        if (below)
+            addB1(x.node);
+        else
+            m_cand[w++] = x;
+    }
+    m_cand.resize(w);
     if (!fits(m_b1.data(), bud))
         return -2; // cannot happen (see above): the caller sorts every job instead
     std::copy(bud, bud + m_types, m_tmp.begin());
     take(m_b1.data(), m_tmp.data());
-    std::sort(win.begin(), win.end());
-    for (const Pos& p : win) {
-        const int64_t* u = m_tree.use(p.job);
+    std::sort(m_cand.begin(), m_cand.end(), [](const Cand& x, const Cand& y2) { return x.v < y2.v || (x.v == y2.v && x.node < y2.node); });
+    bool close = false;
+    for (size_t i = 1; i < m_cand.size() && !close; ++i)
+        close = m_cand[i].v - m_cand[i - 1].v <= 2 * eps;
+    m_pts.clear();
+    for (const Cand& x : m_cand)
+        m_pts.push_back(close ? exact(m_tree.jobAt(x.node)) : Pos {{x.v, 0, 0, 0, 0}, x.node});
+    if (close)
+        std::sort(m_pts.begin(), m_pts.end());
+    for (const Pos& p : m_pts) {
+        // (p.job: the job when exact, the node otherwise)
+        const int n = close ? m_tree.nodeOf(p.job) : p.job;
+        const int64_t* u = m_tree.useAt(n);
         if (!fits(u, m_tmp.data())) {
             std::copy(m_tmp.begin(), m_tmp.end(), bud);
-            return p.job;
+            return m_tree.jobAt(n);
         }
         take(u, m_tmp.data());
     }

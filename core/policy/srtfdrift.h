@@ -77,18 +77,26 @@ private:
     double m_now = 0, m_tref = 0, m_rho = 0, m_rmin = 0, m_rmax = 0, m_umax = 0;
     bool m_haveRates = false;
     bool m_check = false;
-    double m_factor = 1.0;
+    double m_factor = 3.0;
     uint64_t m_work = 0, m_rebuilds = 0, m_evaluated = 0, m_windows = 0;
     // scratch
     std::vector<int> m_ids;
     std::vector<Pos> m_pts;
-    std::vector<std::pair<double, int>> m_order;
+    std::vector<SrtfTree::Entry> m_order;
+    struct Cand {
+        double v; // the line's value now (within margin() of the exact work left)
+        int node;
+    };
+    std::vector<Cand> m_cand;
     std::vector<int64_t> m_b1, m_tmp, m_ref;
 
     void widen(double rate);
     void rebuild();
     double shift() const { return m_rho * (m_now - m_tref); }
     double delta() const;
+    double margin() const;
+    double valueAt(int node) const;
+    bool inRange(int node, double v, double eps, const Pos* from, const Pos* to);
     bool fits(const int64_t* v, const int64_t* bud) const;
     void take(const int64_t* v, int64_t* bud) const;
     const int64_t* useOf(int job) const;

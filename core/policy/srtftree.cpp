@@ -146,12 +146,12 @@ void SrtfTree::erase(int job)
     --m_count;
 }
 
-int SrtfTree::maxJob() const
+int SrtfTree::maxNode() const
 {
     int t = m_root;
     while (m_nodes[size_t(t)].right >= 0)
         t = m_nodes[size_t(t)].right;
-    return m_nodes[size_t(t)].job;
+    return t;
 }
 
 bool SrtfTree::fits(const int64_t* v, const int64_t* bud) const
@@ -181,7 +181,7 @@ int SrtfTree::descend(int t, int64_t* bud) const
             take(sumOf(n.left), bud);
         }
         if (!fits(useOf(t), bud))
-            return n.job;
+            return t;
         take(useOf(t), bud);
         t = n.right;
     }
@@ -211,7 +211,7 @@ int SrtfTree::greedyIn(int t, double lo, double hi, bool boundLo, bool boundHi, 
         if (found >= 0)
             return found;
         if (!fits(useOf(t), bud))
-            return n.job;
+            return t;
         take(useOf(t), bud);
         boundLo = false;
         t = n.right;
@@ -272,7 +272,7 @@ void SrtfTree::collectIn(int t, double lo, double hi, std::vector<int>& out) con
             continue;
         }
         collectIn(n.left, lo, hi, out);
-        out.push_back(n.job);
+        out.push_back(t);
         t = n.right;
     }
 }
@@ -283,15 +283,15 @@ void SrtfTree::collect(double lo, double hi, std::vector<int>& out) const
         collectIn(m_root, lo, hi, out);
 }
 
-void SrtfTree::rebuild(const std::vector<std::pair<double, int>>& order)
+void SrtfTree::rebuild(const std::vector<Entry>& order)
 {
     // a Cartesian tree over the nodes in their new order, by their (kept) priorities, the right spine on a
     // stack; a node leaving the spine has its whole subtree, so its sums are made then
     m_stack.clear();
-    for (const auto& [u, job] : order) {
-        const int n = m_node[size_t(job)];
+    for (const Entry& e : order) {
+        const int n = e.node;
         Node& x = m_nodes[size_t(n)];
-        x.u = u;
+        x.u = e.u;
         x.left = x.right = -1;
         int last = -1;
         while (!m_stack.empty() && m_nodes[size_t(m_stack.back())].prio < x.prio) {

@@ -25,26 +25,36 @@ public:
     bool contains(int job) const { return m_node[size_t(job)] >= 0; }
     void insert(int job, double u, const int64_t* use, const SrtfLine& line);
     void erase(int job);
-    double u(int job) const { return m_nodes[size_t(m_node[size_t(job)])].u; }
-    SrtfLine& line(int job) { return m_nodes[size_t(m_node[size_t(job)])].line; }
-    const int64_t* use(int job) const { return useOf(m_node[size_t(job)]); }
-    /// The job with the largest (u, job); only when not empty.
-    int maxJob() const;
+    // Nodes: what the queries below return. A node stays with its job while the job is here.
+    int nodeOf(int job) const { return m_node[size_t(job)]; }
+    int jobAt(int n) const { return m_nodes[size_t(n)].job; }
+    double uAt(int n) const { return m_nodes[size_t(n)].u; }
+    const SrtfLine& lineAt(int n) const { return m_nodes[size_t(n)].line; }
+    SrtfLine& lineAt(int n) { return m_nodes[size_t(n)].line; }
+    const int64_t* useAt(int n) const { return &m_use[size_t(n) * m_types]; }
+    /// The node with the largest (u, job); only when not empty.
+    int maxNode() const;
     /// Adds to `out` what the jobs with lo <= u < hi hold.
     void sum(double lo, double hi, int64_t* out) const;
-    /// Appends the jobs with lo <= u < hi, in order.
+    /// Appends the nodes with lo <= u < hi, in order.
     void collect(double lo, double hi, std::vector<int>& out) const;
     /// Walks the jobs with lo <= u < hi in order, subtracting from `bud` each whose holding fits: returns the
-    /// first that does not fit (every job before it subtracted), or -1 when all fit.
+    /// node of the first that does not fit (every job before it subtracted), or -1 when all fit.
     int greedy(double lo, double hi, int64_t* bud) const;
-    /// Every job in order (replacing what `out` held).
-    void jobs(std::vector<int>& out) const
+    /// Every node in order (replacing what `out` held).
+    void nodes(std::vector<int>& out) const
     {
         out.clear();
         collect(-kInf, kInf, out);
     }
-    /// Gives every job here a new estimate: `order` holds them all, sorted by (new u, job). O(n).
-    void rebuild(const std::vector<std::pair<double, int>>& order);
+    /// Gives every job here a new estimate: `order` holds every node with its job and new u, sorted by
+    /// (u, job). O(n).
+    struct Entry {
+        double u;
+        int job, node;
+        bool operator<(const Entry& o) const { return u < o.u || (u == o.u && job < o.job); }
+    };
+    void rebuild(const std::vector<Entry>& order);
 
 private:
     static constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -67,7 +77,7 @@ private:
 
     int64_t* sumOf(int n) { return &m_sum[size_t(n) * m_types]; }
     const int64_t* sumOf(int n) const { return &m_sum[size_t(n) * m_types]; }
-    const int64_t* useOf(int n) const { return &m_use[size_t(n) * m_types]; }
+    const int64_t* useOf(int n) const { return useAt(n); }
     bool less(int n, double u, int job) const
     {
         const Node& x = m_nodes[size_t(n)];
