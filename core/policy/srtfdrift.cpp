@@ -61,20 +61,6 @@ SrtfDrift::Pos SrtfDrift::exact(int job)
     return m_pos(job);
 }
 
-bool SrtfDrift::fits(const int64_t* v, const int64_t* bud) const
-{
-    for (size_t t = 0; t < m_types; ++t)
-        if (v[t] > bud[t])
-            return false;
-    return true;
-}
-
-void SrtfDrift::take(const int64_t* v, int64_t* bud) const
-{
-    for (size_t t = 0; t < m_types; ++t)
-        bud[t] -= v[t];
-}
-
 const int64_t* SrtfDrift::useOf(int job) const
 {
     if (m_where[size_t(job)] == kTree)
@@ -313,8 +299,6 @@ int SrtfDrift::bruteFirstNotFitting(const Pos* from, const Pos* to, int64_t* bud
 
 int SrtfDrift::fastFirstNotFitting(const Pos* from, const Pos* to, int64_t* bud)
 {
-    if (m_tree.empty())
-        return -1;
     const double f = from ? from->key[0] : 0, t = to ? to->key[0] : 0;
     const double s = shift(), eps = margin();
     const double d = delta() + 1e-9 * ((from ? std::abs(f) : 0) + (to ? std::abs(t) : 0));
@@ -329,13 +313,18 @@ int SrtfDrift::fastFirstNotFitting(const Pos* from, const Pos* to, int64_t* bud)
         c = t > 0 ? t + s - d : -kInf;
         dd = t + s + d;
     }
-    const bool middle = b < c;
+    const bool middle = b < c && !m_tree.empty();
     // the jobs near a boundary, in the tree's order, kept when in range (m_cand: those near `from`, then `to`)
     m_ids.clear();
-    m_tree.collect(a, middle ? b : dd, m_ids);
-    const size_t nLeftIds = m_ids.size();
-    if (middle)
-        m_tree.collect(c, dd, m_ids);
+    if (!m_tree.empty()) {
+        m_tree.collect(a, middle ? b : dd, m_ids);
+        if (middle)
+            m_tree.collect(c, dd, m_ids);
+    }
+    const size_t nLeftIds = middle ? size_t(std::lower_bound(m_ids.begin(), m_ids.end(), b,
+                                                           [&](int n, double x) { return m_tree.uAt(n) < x; })
+                                            - m_ids.begin())
+                                   : m_ids.size();
     m_cand.clear();
     size_t nLeft = 0;
     for (size_t i = 0; i < m_ids.size(); ++i) {
@@ -348,26 +337,51 @@ int SrtfDrift::fastFirstNotFitting(const Pos* from, const Pos* to, int64_t* bud)
                 ++nLeft;
         }
     }
-    // the first job that does not fit in the estimates' order
+    // the jobs whose progress starts later, at their exact positions (their estimate is exact: d = 0 for them)
+    m_late2.clear();
+    for (size_t i = 0; i < m_late.size(); ++i)
+        if (const Pos p = exact(m_late[i]); (!from || *from < p) && (!to || p < *to))
+            m_late2.push_back({p, int(i)});
+    std::sort(m_late2.begin(), m_late2.end(), [](const Late& x, const Late& y2) { return x.pos < y2.pos; });
+    auto lateUse = [&](const Late& x) { return &m_lateUse[size_t(x.index) * m_types]; };
+    // the first job that does not fit in the order of the estimates (u - s for the tree's jobs, the exact work
+    // left for the others): the tree's in-range jobs with lo <= u < hi in order, then each later job
     std::copy(bud, bud + m_types, m_tmp.begin());
-    int y = -1;
-    for (size_t i = 0; i < nLeft && y < 0; ++i) {
-        const int64_t* u = m_tree.useAt(m_cand[i].node);
+    int y = -1, yLate = -1;
+    auto single = [&](int n) {
+        const int64_t* u = m_tree.useAt(n);
         if (!fits(u, m_tmp.data()))
-            y = m_cand[i].node;
+            return n;
+        take(u, m_tmp.data());
+        return -1;
+    };
+    auto treePart = [&](double lo, double hi) {
+        int r = -1;
+        for (size_t i = 0; i < nLeft && r < 0; ++i)
+            if (const double u = m_tree.uAt(m_cand[i].node); lo <= u && u < hi)
+                r = single(m_cand[i].node);
+        if (r < 0 && middle)
+            r = m_tree.greedy(std::max(lo, b), std::min(hi, c), m_tmp.data());
+        for (size_t i = nLeft; i < m_cand.size() && r < 0; ++i)
+            if (const double u = m_tree.uAt(m_cand[i].node); lo <= u && u < hi)
+                r = single(m_cand[i].node);
+        return r;
+    };
+    double lo = -kInf;
+    for (size_t i = 0; i < m_late2.size() && y < 0 && yLate < 0; ++i) {
+        const double hi = m_late2[i].pos.key[0] + s;
+        y = treePart(lo, hi);
+        if (y >= 0)
+            break;
+        if (!fits(lateUse(m_late2[i]), m_tmp.data()))
+            yLate = int(i);
         else
-            take(u, m_tmp.data());
+            take(lateUse(m_late2[i]), m_tmp.data());
+        lo = hi;
     }
-    if (y < 0 && middle)
-        y = m_tree.greedy(b, c, m_tmp.data());
-    for (size_t i = nLeft; i < m_cand.size() && y < 0; ++i) {
-        const int64_t* u = m_tree.useAt(m_cand[i].node);
-        if (!fits(u, m_tmp.data()))
-            y = m_cand[i].node;
-        else
-            take(u, m_tmp.data());
-    }
-    if (y < 0) {
+    if (y < 0 && yLate < 0)
+        y = treePart(lo, kInf);
+    if (y < 0 && yLate < 0) {
         std::copy(m_tmp.begin(), m_tmp.end(), bud);
         return -1;
     }
@@ -375,12 +389,11 @@ int SrtfDrift::fastFirstNotFitting(const Pos* from, const Pos* to, int64_t* bud)
     // every job up to y in that order is exactly below c2 = max(0, e(y) + d) + d, so those do not. The first
     // job that does not fit is thus exactly in [c1, c2): its estimate is within d of that range.
     ++m_windows;
-    const double ey = m_tree.uAt(y) - s;
+    const double ey = y >= 0 ? m_tree.uAt(y) - s : m_late2[size_t(yLate)].pos.key[0];
     const double c1 = ey - 2 * d, c2 = std::max(0.0, ey + d) + d;
     const double lowW = c1 > 0 ? c1 - d + s : -kInf, highW = c2 + d + s;
     std::fill(m_b1.begin(), m_b1.end(), 0);
-    auto addB1 = [&](int n) {
-        const int64_t* uu = m_tree.useAt(n);
+    auto addB1 = [&](const int64_t* uu) {
         for (size_t k = 0; k < m_types; ++k)
             m_b1[k] += uu[k];
     };
@@ -388,7 +401,7 @@ int SrtfDrift::fastFirstNotFitting(const Pos* from, const Pos* to, int64_t* bud)
     for (size_t i = 0; i < m_cand.size(); ++i) {
         const double u = m_tree.uAt(m_cand[i].node);
         if (u < lowW)
-            addB1(m_cand[i].node);
+            addB1(m_tree.useAt(m_cand[i].node));
         else if (u < highW)
             m_cand[w++] = m_cand[i];
     }
@@ -408,31 +421,37 @@ int SrtfDrift::fastFirstNotFitting(const Pos* from, const Pos* to, int64_t* bud)
         const Cand& x = m_cand[i];
         const bool below = x.v + eps < c1 ? true : x.v - eps >= c1 ? false : exact(m_tree.jobAt(x.node)).key[0] < c1;
         if (below)
-            addB1(x.node);
+            addB1(m_tree.useAt(x.node));
         else
             m_cand[w++] = x;
     }
     m_cand.resize(w);
+    size_t lateFrom = 0;
+    while (lateFrom < m_late2.size() && m_late2[lateFrom].pos.key[0] < c1)
+        addB1(lateUse(m_late2[lateFrom++]));
     if (!fits(m_b1.data(), bud))
         return -2; // cannot happen (see above): the caller sorts every job instead
     std::copy(bud, bud + m_types, m_tmp.begin());
     take(m_b1.data(), m_tmp.data());
     std::sort(m_cand.begin(), m_cand.end(), [](const Cand& x, const Cand& y2) { return x.v < y2.v || (x.v == y2.v && x.node < y2.node); });
-    bool close = false;
+    // the values' order is the exact one unless two are within the rounding margin (or later jobs join in)
+    bool close = lateFrom < m_late2.size();
     for (size_t i = 1; i < m_cand.size() && !close; ++i)
         close = m_cand[i].v - m_cand[i - 1].v <= 2 * eps;
+    // (Pos::job: the tree's node while the order is the values', an index among the later jobs + nodes after)
     m_pts.clear();
     for (const Cand& x : m_cand)
         m_pts.push_back(close ? exact(m_tree.jobAt(x.node)) : Pos {{x.v, 0, 0, 0, 0}, x.node});
-    if (close)
+    if (close) {
+        for (size_t i = lateFrom; i < m_late2.size(); ++i)
+            m_pts.push_back(m_late2[i].pos);
         std::sort(m_pts.begin(), m_pts.end());
+    }
     for (const Pos& p : m_pts) {
-        // (p.job: the job when exact, the node otherwise)
-        const int n = close ? m_tree.nodeOf(p.job) : p.job;
-        const int64_t* u = m_tree.useAt(n);
+        const int64_t* u = close ? useOf(p.job) : m_tree.useAt(p.job);
         if (!fits(u, m_tmp.data())) {
             std::copy(m_tmp.begin(), m_tmp.end(), bud);
-            return m_tree.jobAt(n);
+            return close ? p.job : m_tree.jobAt(p.job);
         }
         take(u, m_tmp.data());
     }
@@ -441,8 +460,6 @@ int SrtfDrift::fastFirstNotFitting(const Pos* from, const Pos* to, int64_t* bud)
 
 int SrtfDrift::firstNotFitting(const Pos* from, const Pos* to, int64_t* bud)
 {
-    if (!m_late.empty())
-        return bruteFirstNotFitting(from, to, bud); // progress not started yet: a few jobs, for a short while
     std::vector<int64_t> ref;
     int want = 0;
     if (m_check) {

@@ -88,6 +88,11 @@ private:
         int node;
     };
     std::vector<Cand> m_cand;
+    struct Late {
+        Pos pos;
+        int index; // in m_late
+    };
+    std::vector<Late> m_late2;
     std::vector<int64_t> m_b1, m_tmp, m_ref;
 
     void widen(double rate);
@@ -97,8 +102,18 @@ private:
     double margin() const;
     double valueAt(int node) const;
     bool inRange(int node, double v, double eps, const Pos* from, const Pos* to);
-    bool fits(const int64_t* v, const int64_t* bud) const;
-    void take(const int64_t* v, int64_t* bud) const;
+    bool fits(const int64_t* v, const int64_t* bud) const
+    {
+        for (size_t t = 0; t < m_types; ++t)
+            if (v[t] > bud[t])
+                return false;
+        return true;
+    }
+    void take(const int64_t* v, int64_t* bud) const
+    {
+        for (size_t t = 0; t < m_types; ++t)
+            bud[t] -= v[t];
+    }
     const int64_t* useOf(int job) const;
     Pos exact(int job);
     Pos bruteLast();

@@ -154,20 +154,6 @@ int SrtfTree::maxNode() const
     return t;
 }
 
-bool SrtfTree::fits(const int64_t* v, const int64_t* bud) const
-{
-    for (size_t t = 0; t < m_types; ++t)
-        if (v[t] > bud[t])
-            return false;
-    return true;
-}
-
-void SrtfTree::take(const int64_t* v, int64_t* bud) const
-{
-    for (size_t t = 0; t < m_types; ++t)
-        bud[t] -= v[t];
-}
-
 int SrtfTree::descend(int t, int64_t* bud) const
 {
     // the whole subtree is in range and does not fit: the first job that does not

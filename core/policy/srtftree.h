@@ -85,8 +85,18 @@ private:
     }
     void pull(int n);
     int merge(int a, int b);
-    bool fits(const int64_t* v, const int64_t* bud) const;
-    void take(const int64_t* v, int64_t* bud) const;
+    bool fits(const int64_t* v, const int64_t* bud) const
+    {
+        for (size_t t = 0; t < m_types; ++t)
+            if (v[t] > bud[t])
+                return false;
+        return true;
+    }
+    void take(const int64_t* v, int64_t* bud) const
+    {
+        for (size_t t = 0; t < m_types; ++t)
+            bud[t] -= v[t];
+    }
     int descend(int t, int64_t* bud) const;
     int greedyIn(int t, double lo, double hi, bool boundLo, bool boundHi, int64_t* bud) const;
     void sumIn(int t, double lo, double hi, bool boundLo, bool boundHi, int64_t* out) const;
