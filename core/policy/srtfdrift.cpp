@@ -314,73 +314,89 @@ int SrtfDrift::fastFirstNotFitting(const Pos* from, const Pos* to, int64_t* bud)
         dd = t + s + d;
     }
     const bool middle = b < c && !m_tree.empty();
-    // the jobs near a boundary, in the tree's order, kept when in range (m_cand: those near `from`, then `to`)
-    m_ids.clear();
-    if (!m_tree.empty()) {
-        m_tree.collect(a, middle ? b : dd, m_ids);
-        if (middle)
-            m_tree.collect(c, dd, m_ids);
-    }
-    const size_t nLeftIds = middle ? size_t(std::lower_bound(m_ids.begin(), m_ids.end(), b,
-                                                           [&](int n, double x) { return m_tree.uAt(n) < x; })
-                                            - m_ids.begin())
-                                   : m_ids.size();
-    m_cand.clear();
-    size_t nLeft = 0;
-    for (size_t i = 0; i < m_ids.size(); ++i) {
-        const int n = m_ids[i];
-        const double v = valueAt(n);
-        ++m_work;
-        if (inRange(n, v, eps, from, to)) {
-            m_cand.push_back({v, n});
-            if (i < nLeftIds)
-                ++nLeft;
-        }
-    }
-    // the jobs whose progress starts later, at their exact positions (their estimate is exact: d = 0 for them)
-    m_late2.clear();
-    for (size_t i = 0; i < m_late.size(); ++i)
-        if (const Pos p = exact(m_late[i]); (!from || *from < p) && (!to || p < *to))
-            m_late2.push_back({p, int(i)});
-    std::sort(m_late2.begin(), m_late2.end(), [](const Late& x, const Late& y2) { return x.pos < y2.pos; });
-    auto lateUse = [&](const Late& x) { return &m_lateUse[size_t(x.index) * m_types]; };
-    // the first job that does not fit in the order of the estimates (u - s for the tree's jobs, the exact work
-    // left for the others): the tree's in-range jobs with lo <= u < hi in order, then each later job
     std::copy(bud, bud + m_types, m_tmp.begin());
     int y = -1, yLate = -1;
-    auto single = [&](int n) {
-        const int64_t* u = m_tree.useAt(n);
-        if (!fits(u, m_tmp.data()))
-            return n;
-        take(u, m_tmp.data());
-        return -1;
-    };
-    auto treePart = [&](double lo, double hi) {
-        int r = -1;
-        for (size_t i = 0; i < nLeft && r < 0; ++i)
-            if (const double u = m_tree.uAt(m_cand[i].node); lo <= u && u < hi)
-                r = single(m_cand[i].node);
-        if (r < 0 && middle)
-            r = m_tree.greedy(std::max(lo, b), std::min(hi, c), m_tmp.data());
-        for (size_t i = nLeft; i < m_cand.size() && r < 0; ++i)
-            if (const double u = m_tree.uAt(m_cand[i].node); lo <= u && u < hi)
-                r = single(m_cand[i].node);
-        return r;
-    };
-    double lo = -kInf;
-    for (size_t i = 0; i < m_late2.size() && y < 0 && yLate < 0; ++i) {
-        const double hi = m_late2[i].pos.key[0] + s;
-        y = treePart(lo, hi);
-        if (y >= 0)
-            break;
-        if (!fits(lateUse(m_late2[i]), m_tmp.data()))
-            yLate = int(i);
-        else
-            take(lateUse(m_late2[i]), m_tmp.data());
-        lo = hi;
+    m_cand.clear();
+    m_late2.clear();
+    auto lateUse = [&](const Late& x) { return &m_lateUse[size_t(x.index) * m_types]; };
+    if (m_late.empty()) {
+        // one pass: the jobs near a boundary looked at one by one (kept when in range), the others by sums
+        const double mb = middle ? b : dd, mc = middle ? c : dd;
+        y = m_tree.walk(a, mb, mc, dd, m_tmp.data(), [&](int n, int64_t* left) {
+            const double v = valueAt(n);
+            ++m_work;
+            if (!inRange(n, v, eps, from, to))
+                return 0;
+            m_cand.push_back({v, n});
+            if (!fits(m_tree.useAt(n), left))
+                return 2;
+            take(m_tree.useAt(n), left);
+            return 1;
+        });
+    } else {
+        // the jobs near a boundary, in the tree's order, kept when in range (m_cand: those near `from`, then `to`)
+        m_ids.clear();
+        if (!m_tree.empty()) {
+            m_tree.collect(a, middle ? b : dd, m_ids);
+            if (middle)
+                m_tree.collect(c, dd, m_ids);
+        }
+        const size_t nLeftIds = middle ? size_t(std::lower_bound(m_ids.begin(), m_ids.end(), b,
+                                                               [&](int n, double x) { return m_tree.uAt(n) < x; })
+                                                - m_ids.begin())
+                                       : m_ids.size();
+        size_t nLeft = 0;
+        for (size_t i = 0; i < m_ids.size(); ++i) {
+            const int n = m_ids[i];
+            const double v = valueAt(n);
+            ++m_work;
+            if (inRange(n, v, eps, from, to)) {
+                m_cand.push_back({v, n});
+                if (i < nLeftIds)
+                    ++nLeft;
+            }
+        }
+        // the jobs whose progress starts later, at their exact positions (their estimate is exact: d = 0)
+        for (size_t i = 0; i < m_late.size(); ++i)
+            if (const Pos p = exact(m_late[i]); (!from || *from < p) && (!to || p < *to))
+                m_late2.push_back({p, int(i)});
+        std::sort(m_late2.begin(), m_late2.end(), [](const Late& x, const Late& y2) { return x.pos < y2.pos; });
+        // the first job that does not fit in the order of the estimates (u - s for the tree's jobs, the exact
+        // work left for the others): the tree's in-range jobs with lo <= u < hi in order, then each later job
+        auto single = [&](int n) {
+            const int64_t* u = m_tree.useAt(n);
+            if (!fits(u, m_tmp.data()))
+                return n;
+            take(u, m_tmp.data());
+            return -1;
+        };
+        auto treePart = [&](double lo, double hi) {
+            int r = -1;
+            for (size_t i = 0; i < nLeft && r < 0; ++i)
+                if (const double u = m_tree.uAt(m_cand[i].node); lo <= u && u < hi)
+                    r = single(m_cand[i].node);
+            if (r < 0 && middle)
+                r = m_tree.greedy(std::max(lo, b), std::min(hi, c), m_tmp.data());
+            for (size_t i = nLeft; i < m_cand.size() && r < 0; ++i)
+                if (const double u = m_tree.uAt(m_cand[i].node); lo <= u && u < hi)
+                    r = single(m_cand[i].node);
+            return r;
+        };
+        double lo = -kInf;
+        for (size_t i = 0; i < m_late2.size() && y < 0 && yLate < 0; ++i) {
+            const double hi = m_late2[i].pos.key[0] + s;
+            y = treePart(lo, hi);
+            if (y >= 0)
+                break;
+            if (!fits(lateUse(m_late2[i]), m_tmp.data()))
+                yLate = int(i);
+            else
+                take(lateUse(m_late2[i]), m_tmp.data());
+            lo = hi;
+        }
+        if (y < 0 && yLate < 0)
+            y = treePart(lo, kInf);
     }
-    if (y < 0 && yLate < 0)
-        y = treePart(lo, kInf);
     if (y < 0 && yLate < 0) {
         std::copy(m_tmp.begin(), m_tmp.end(), bud);
         return -1;
@@ -397,15 +413,26 @@ int SrtfDrift::fastFirstNotFitting(const Pos* from, const Pos* to, int64_t* bud)
         for (size_t k = 0; k < m_types; ++k)
             m_b1[k] += uu[k];
     };
+    // the in-range jobs near a boundary below lowW were all looked at (they come before y); those in the window
+    // are looked at again (the single pass stopped at y)
     size_t w = 0;
-    for (size_t i = 0; i < m_cand.size(); ++i) {
-        const double u = m_tree.uAt(m_cand[i].node);
-        if (u < lowW)
+    for (size_t i = 0; i < m_cand.size(); ++i)
+        if (m_tree.uAt(m_cand[i].node) < lowW)
             addB1(m_tree.useAt(m_cand[i].node));
-        else if (u < highW)
-            m_cand[w++] = m_cand[i];
+    m_cand.clear();
+    m_ids.clear();
+    if (middle) {
+        m_tree.collect(std::max(a, lowW), std::min(b, highW), m_ids);
+        m_tree.collect(std::max(c, lowW), std::min(dd, highW), m_ids);
+    } else {
+        m_tree.collect(std::max(a, lowW), std::min(dd, highW), m_ids);
     }
-    m_cand.resize(w);
+    for (int n : m_ids) {
+        const double v = valueAt(n);
+        ++m_work;
+        if (inRange(n, v, eps, from, to))
+            m_cand.push_back({v, n});
+    }
     if (middle) {
         m_tree.sum(b, std::min(c, lowW), m_b1.data());
         m_ids.clear();

@@ -41,6 +41,14 @@ public:
     /// Walks the jobs with lo <= u < hi in order, subtracting from `bud` each whose holding fits: returns the
     /// node of the first that does not fit (every job before it subtracted), or -1 when all fit.
     int greedy(double lo, double hi, int64_t* bud) const;
+    /// One pass over the jobs with a <= u < d in order: those with b <= u < c (a <= b <= c <= d) are kept while
+    /// they fit, as greedy() does, stretches of them at once; each other one is handed to `near(node, bud)`,
+    /// which returns 0 (not counted), 1 (kept: it subtracted its holding) or 2 (does not fit). Returns the node
+    /// of the first that does not fit, or -1.
+    template <class Near> int walk(double a, double b, double c, double d, int64_t* bud, Near&& near) const
+    {
+        return walkIn(m_root, -kInf, kInf, a, b, c, d, bud, near);
+    }
     /// Every node in order (replacing what `out` held).
     void nodes(std::vector<int>& out) const
     {
@@ -101,6 +109,45 @@ private:
     int greedyIn(int t, double lo, double hi, bool boundLo, bool boundHi, int64_t* bud) const;
     void sumIn(int t, double lo, double hi, bool boundLo, bool boundHi, int64_t* out) const;
     void collectIn(int t, double lo, double hi, std::vector<int>& out) const;
+    template <class Near>
+    int walkIn(int t, double lo, double hi, double a, double b, double c, double d, int64_t* bud, Near& near) const
+    {
+        // lo <= u <= hi for the whole subtree at t (from its ancestors)
+        while (t >= 0) {
+            const Node& n = m_nodes[size_t(t)];
+            if (n.u < a) {
+                t = n.right;
+                lo = n.u;
+                continue;
+            }
+            if (!(n.u < d)) {
+                t = n.left;
+                hi = n.u;
+                continue;
+            }
+            if (lo >= b && hi < c) {
+                // all of it kept while it fits
+                if (fits(sumOf(t), bud)) {
+                    take(sumOf(t), bud);
+                    return -1;
+                }
+                return descend(t, bud);
+            }
+            const int found = walkIn(n.left, lo, n.u, a, b, c, d, bud, near);
+            if (found >= 0)
+                return found;
+            if (b <= n.u && n.u < c) {
+                if (!fits(useOf(t), bud))
+                    return t;
+                take(useOf(t), bud);
+            } else if (near(t, bud) == 2) {
+                return t;
+            }
+            t = n.right;
+            lo = n.u;
+        }
+        return -1;
+    }
 };
 
 } // namespace ss
