@@ -6,12 +6,6 @@
 
 namespace ss {
 
-double SrtfRunIndex::Line::at(double t) const
-{
-    // as JobRuntime::remainingAt
-    return std::max(0.0, rem - std::max(0.0, t - from) * rate);
-}
-
 double SrtfRunIndex::dueTime(const Line& a, const Line& b, double now)
 {
     // f(t) = a(t) - b(t) is piecewise linear between the lines' corners (start of progress, reaching 0);
@@ -69,29 +63,26 @@ void SrtfRunIndex::reset(const ClusterSpec& cluster, size_t jobs, size_t types, 
     m_use = use;
     m_types = types;
     m_ctx = nullptr;
-    m_line.assign(jobs, Line {});
     m_version.assign(jobs, 0);
     m_onMachine.assign(size_t(cluster.machineCount()), {});
     m_touched.clear();
     m_touchedMark.assign(size_t(cluster.machineCount()), 0);
     m_flag.assign(jobs, 0);
     m_changed.clear();
-    m_idx.reset(
-        jobs, types, [this](int j) { return MovingIndex::Pos {keyNow(j), j}; },
-        [this](int a, int b, double now) { return dueTime(m_line[size_t(a)], m_line[size_t(b)], now); });
+    m_idx.reset(jobs, types);
 }
 
-MovingIndex::Key SrtfRunIndex::keyNow(int j) const
+RunIndex::Key SrtfRunIndex::keyNow(int j) const
 {
     // PreemptiveScheduler::keyFor for a running job
     return {m_ctx->rt(j).remainingAt(m_ctx->now()), 0.0, (*m_seq)[size_t(j)], 0, 0};
 }
 
-void SrtfRunIndex::cacheLine(int j)
+SrtfLine SrtfRunIndex::lineOf(int j)
 {
     const JobRuntime& r = m_ctx->rt(j);
-    m_line[size_t(j)] = {r.remaining, std::max(r.lastUpdate, r.resumeAt), r.rate};
     m_version[size_t(j)] = r.version;
+    return {r.remaining, std::max(r.lastUpdate, r.resumeAt), r.rate};
 }
 
 void SrtfRunIndex::touch(const std::vector<GpuSlot>& slots, int job, bool add)
@@ -130,24 +121,19 @@ void SrtfRunIndex::sync(const SchedContext& ctx)
             }
     }
     m_touched.clear();
-    std::sort(m_changed.begin(), m_changed.end());
     for (int j : m_changed) {
         m_flag[size_t(j)] = 0;
-        m_idx.erase(j);
+        m_idx.reline(j, lineOf(j));
     }
-    m_idx.restore(ctx.now());
-    for (int j : m_changed) {
-        cacheLine(j);
-        m_idx.insert(j, &(*m_use)[size_t(j) * m_types], ctx.now());
-    }
+    m_idx.setCheck(ctx.config().checkInvariants);
+    m_idx.begin(ctx.now(), [this](int j) { return Pos {keyNow(j), j}; });
 }
 
 void SrtfRunIndex::insert(const SchedContext& ctx, int job)
 {
     m_ctx = &ctx;
-    cacheLine(job);
     touch(ctx.rt(job).slots, job, true);
-    m_idx.insert(job, &(*m_use)[size_t(job) * m_types], ctx.now());
+    m_idx.insert(job, &(*m_use)[size_t(job) * m_types], lineOf(job));
 }
 
 void SrtfRunIndex::erase(int job, const JobRuntime& rt)

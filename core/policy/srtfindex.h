@@ -1,21 +1,21 @@
 #pragma once
-// SRTF's running jobs in the order of their work left now, kept by a MovingIndex. A running job's work left
+// SRTF's running jobs in the order of their work left now (SrtfDrift, srtfdrift.h). A running job's work left
 // is a line in time (JobRuntime::remainingAt: flat until max(lastUpdate, resumeAt), then falling at `rate`,
 // floored at 0) that changes only when the engine re-rates the job, which it does only when a job starts or
 // stops on one of its machines (co-location interference) and always with a new `version`. So the jobs on
-// the machines touched since the last decision are the only ones whose line can have changed: they are
-// re-inserted, and every other pair keeps its certificate (see movingindex.h).
+// the machines touched since the last decision are the only ones whose line can have changed: their new
+// lines (rates) are handed to the index at the next decision.
 #include <cstdint>
 #include <vector>
 
-#include "policy/movingindex.h"
+#include "policy/srtfdrift.h"
 #include "sim/engine.h"
 
 namespace ss {
 
 class SrtfRunIndex {
 public:
-    using Pos = MovingIndex::Pos;
+    using Pos = RunIndex::Pos;
     /// `seq`: the scheduler's per-job tie-break; `use`: what each job holds per type (job * types + type).
     void reset(const ClusterSpec& cluster, size_t jobs, size_t types, const std::vector<double>* seq,
                const std::vector<int64_t>* use);
@@ -26,45 +26,41 @@ public:
         m_seq = seq;
         m_use = use;
         m_ctx = nullptr; // set again at the next decision (sync) before any key is read
-        m_idx.clone(from.m_idx, [this](int j) { return MovingIndex::Pos {keyNow(j), j}; },
-                    [this](int a, int b, double now) { return dueTime(m_line[size_t(a)], m_line[size_t(b)], now); });
+        m_idx.setPos([this](int j) { return Pos {keyNow(j), j}; });
     }
-    /// At the start of a decision: re-inserts the jobs whose line changed and restores the order at now.
+    /// At the start of a decision: hands the changed lines to the index.
     void sync(const SchedContext& ctx);
     /// A job that has just started (after sync in the same decision).
     void insert(const SchedContext& ctx, int job);
     /// A job that stopped (its slots still in `rt`).
     void erase(int job, const JobRuntime& rt);
     bool empty() const { return m_idx.empty(); }
-    Pos last() const { return m_idx.last(); }
-    int firstNotFitting(const Pos* from, const Pos* to, int64_t* bud) const { return m_idx.firstNotFitting(from, to, bud); }
+    Pos last() { return m_idx.last(); }
+    int firstNotFitting(const Pos* from, const Pos* to, int64_t* bud) { return m_idx.firstNotFitting(from, to, bud); }
     /// The key of a running job now (the scheduler's SRTF key).
-    MovingIndex::Key keyNow(int job) const;
-    const MovingIndex& index() const { return m_idx; }
+    RunIndex::Key keyNow(int job) const;
+    const SrtfDrift& index() const { return m_idx; }
 
-    /// Work line of a job as cached here; the earliest time >= now at which `a` (now before `b`) comes within
-    /// a rounding margin of b's work left (+inf: never while both keep their lines). Exposed for tests.
-    struct Line {
-        double rem = 0, from = 0, rate = 0;
-        double at(double t) const;
-    };
+    /// Work line of a job (srtftree.h); the earliest time >= now at which `a` (now before `b`) comes within a
+    /// rounding margin of b's work left (+inf: never while both keep their lines). The certificate of the
+    /// kinetic order (movingindex.h), kept for its tests.
+    using Line = SrtfLine;
     static double dueTime(const Line& a, const Line& b, double now);
 
 private:
-    MovingIndex m_idx;
+    SrtfDrift m_idx;
     const ClusterSpec* m_cluster = nullptr;
     const std::vector<double>* m_seq = nullptr;
     const std::vector<int64_t>* m_use = nullptr;
     size_t m_types = 0;
     const SchedContext* m_ctx = nullptr;
-    std::vector<Line> m_line;
     std::vector<uint32_t> m_version;
     std::vector<std::vector<int>> m_onMachine; // running jobs here, per machine
     std::vector<int> m_touched;                // machines where a job started or stopped since the last sync
     std::vector<char> m_touchedMark, m_flag;
     std::vector<int> m_changed;
     void touch(const std::vector<GpuSlot>& slots, int job, bool add);
-    void cacheLine(int job);
+    SrtfLine lineOf(int job);
 };
 
 } // namespace ss

@@ -539,12 +539,7 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
             return m_gidx.firstNotFitting(from, to, bud.data());
         if (!srtf)
             return m_runIdx.firstNotFitting(from, to, bud.data());
-        MovingIndex::Pos f {}, t {};
-        if (from)
-            f = {from->key, from->job};
-        if (to)
-            t = {to->key, to->job};
-        return m_srtf.firstNotFitting(from ? &f : nullptr, to ? &t : nullptr, bud.data());
+        return m_srtf.firstNotFitting(from, to, bud.data());
     };
     std::vector<std::pair<Key, int>>& walk = m_walkScratch; // pending jobs admitted, in priority order, with keys
     walk.clear();

@@ -69,7 +69,7 @@ enum class PreemptOrder { Srtf, Las, Gittins };
 /// Walks all jobs (running + pending) in priority order, admits what fits by GPU count, preempts running
 /// jobs that no longer fit, then places the newly admitted ones (Tiresias semantics). Cost per decision:
 /// O(log n) amortised when the waiting jobs that outrank a running job fit in the free GPUs; otherwise the walk
-/// takes stretches of running jobs by their summed holding (LAS keeps them ordered, SRTF in a kinetic order,
+/// takes stretches of running jobs by their summed holding (LAS keeps them ordered, SRTF by estimates of their work left,
 /// Gittins by certified lower bounds of their index, gittinsindex.h).
 class PreemptiveScheduler : public Scheduler {
 public:
@@ -155,7 +155,7 @@ private:
     std::vector<int> m_runInQ; // LAS and Gittins: running jobs per queue
     void runInsert(int j, const Key& k);
     void runErase(int j);
-    // SRTF only: running jobs ordered by their work left now (a kinetic order, see srtfindex.h)
+    // SRTF only: running jobs ordered by their work left now (estimates checked near each boundary, srtfdrift.h)
     SrtfRunIndex m_srtf;
     // Gittins only: running jobs by certified bounds of their index, made around the waiting jobs' indices
     GittinsRunIndex m_gidx;
