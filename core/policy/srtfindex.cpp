@@ -6,55 +6,6 @@
 
 namespace ss {
 
-double SrtfRunIndex::dueTime(const Line& a, const Line& b, double now)
-{
-    // f(t) = a(t) - b(t) is piecewise linear between the lines' corners (start of progress, reaching 0);
-    // the first t >= now where f comes within eps of 0 (eps far above the rounding of either value)
-    constexpr double inf = std::numeric_limits<double>::infinity();
-    const double va = a.at(now), vb = b.at(now);
-    const double eps = 1e-9 * (1.0 + va + vb);
-    auto zero = [](const Line& l) { return l.rate > 0 ? l.from + l.rem / l.rate : inf; };
-    if (now >= a.from && now >= b.from && va > 0 && vb > 0 && a.rate > 0 && b.rate > 0) {
-        // the usual case, both falling: f falls or rises at b.rate - a.rate until the first reaches 0
-        const double f0 = va - vb;
-        if (f0 >= -eps)
-            return now;
-        const double s = b.rate - a.rate, za = zero(a), zb = zero(b);
-        if (s > 0) {
-            const double tc = now + (-eps - f0) / s;
-            if (tc < std::min(za, zb))
-                return tc;
-        } else if (za <= zb) {
-            // a reaches 0 first and stays there; b then comes down to it
-            return std::max(now, zb - eps / b.rate);
-        }
-    }
-    double pts[5] = {now, a.from, b.from, zero(a), zero(b)};
-    std::sort(pts + 1, pts + 5);
-    auto slope = [](const Line& l, double t0) { return t0 >= l.from && l.at(t0) > 0 && l.rate > 0 ? -l.rate : 0.0; };
-    double t0 = now;
-    for (int i = 1; i <= 5; ++i) {
-        const double t1 = i < 5 ? pts[i] : inf;
-        if (t1 <= t0)
-            continue;
-        const double f0 = a.at(t0) - b.at(t0);
-        if (f0 >= -eps)
-            return t0;
-        const double s = slope(a, t0) - slope(b, t0);
-        if (s > 0) {
-            const double tc = t0 + (-eps - f0) / s;
-            if (tc < t1)
-                return std::max(t0, tc);
-        }
-        t0 = t1;
-        if (!(t0 < inf))
-            break;
-    }
-    if (t0 < inf && a.at(t0) - b.at(t0) >= -eps)
-        return t0;
-    return inf;
-}
-
 void SrtfRunIndex::reset(const ClusterSpec& cluster, size_t jobs, size_t types, const std::vector<double>* seq,
                          const std::vector<int64_t>* use)
 {

@@ -41,12 +41,6 @@ public:
     RunIndex::Key keyNow(int job) const;
     const SrtfDrift& index() const { return m_idx; }
 
-    /// Work line of a job (srtftree.h); the earliest time >= now at which `a` (now before `b`) comes within a
-    /// rounding margin of b's work left (+inf: never while both keep their lines). The certificate of the
-    /// kinetic order (movingindex.h), kept for its tests.
-    using Line = SrtfLine;
-    static double dueTime(const Line& a, const Line& b, double now);
-
 private:
     SrtfDrift m_idx;
     const ClusterSpec* m_cluster = nullptr;
