@@ -15,7 +15,7 @@ constexpr double kInfIndex = std::numeric_limits<double>::infinity();
 // job whose L is below what it looks for), at most kAlone times it above where no waiting job is above; and clear
 // by kMargin of the waiting indices of the queue more than 2 kMargin away (nearer ones are straddled).
 constexpr double kMargin = 0.05;
-constexpr double kNear = 0.25;
+constexpr double kNear = 0.1;
 constexpr double kAlone = 2.0;
 
 struct MinOf {

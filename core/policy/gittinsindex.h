@@ -25,10 +25,10 @@
 // A waiting job that appears later inside a certificate leaves it valid; a job found straddling a waiting index
 // far from its own gets a new certificate at the next decision.
 //
-// Measured (bench, alibaba-scale, user CPU seconds, helpers building beside): 30k jobs 17.3 -> 4.7 s, 100k jobs
-// 99 -> 66 s against the lower-bound-only certificates before. Per contended decision at 100k, about 45
-// certificates, 330 exact evaluations (220 of them in the lowest-jobs search): the order of the ~4,000 running
-// indices churns where preemptions happen, so 2D-Gittins is still far from the 10 s-at-1M target (issue 20).
+// Measured (bench, alibaba-scale, idle machine): 30k jobs 16.0 -> 6.2 s, 100k jobs 80.5 -> 47.6 s against the
+// lower-bound-only certificates before, the same decisions. Per contended decision at 100k, still tens of
+// certificates and a few hundred exact evaluations (most in the lowest-jobs search): the order of the ~4,000
+// running indices churns where preemptions happen, so 2D-Gittins is far from 10 s at 1M jobs (issue 20).
 #include <array>
 #include <cstddef>
 #include <cstdint>
