@@ -5,6 +5,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "policy/holding.h"
 #include "policy/tiresias.h"
 
 namespace ss {
@@ -454,13 +455,6 @@ const GittinsRunIndex::Pos& GittinsRunIndex::exact(int job)
     return m_pos[size_t(job)];
 }
 
-bool GittinsRunIndex::fits(const int64_t* v, const int64_t* bud) const
-{
-    for (size_t t = 0; t < m_types; ++t)
-        if (v[t] > bud[t])
-            return false;
-    return true;
-}
 
 GittinsRunIndex::Pos GittinsRunIndex::last()
 {
@@ -523,7 +517,7 @@ int GittinsRunIndex::firstNotFitting(const Pos* from, const Pos* to, int64_t* bu
         // found then, in exact order (every job inside below it is among them).
         for (size_t i = m_cont.next; i < m_bottom.size(); ++i) {
             const int64_t* u = useOf(m_bottom[i].job);
-            if (!fits(u, bud)) {
+            if (!holdingFits(u, bud, T)) {
                 m_cont.job = m_bottom[i].job;
                 m_cont.next = i + 1;
                 return m_cont.job;
@@ -578,7 +572,7 @@ int GittinsRunIndex::firstNotFitting(const Pos* from, const Pos* to, int64_t* bu
         }
         recheck(m_strA);
         recheck(lowStraddle);
-        if (fits(acc.data(), bud)) {
+        if (holdingFits(acc.data(), bud, T)) {
             for (size_t t = 0; t < T; ++t)
                 bud[t] -= acc[t];
             continue;
@@ -624,7 +618,7 @@ int GittinsRunIndex::firstNotFitting(const Pos* from, const Pos* to, int64_t* bu
         for (size_t i = 0; i < bottom.size(); ++i) {
             const Pos& p = bottom[i];
             const int64_t* u = useOf(p.job);
-            if (!fits(u, bud)) {
+            if (!holdingFits(u, bud, T)) {
                 m_cont = {true, m_version, p.job, to ? *to : Pos {}, to != nullptr, q, i + 1};
                 return p.job;
             }

@@ -164,7 +164,6 @@ private:
         size_t next = 0;
     } m_cont;
     std::vector<int64_t> m_acc, m_need, m_held;
-    bool fits(const int64_t* v, const int64_t* bud) const;
     const int64_t* useOf(int job) const { return &(*m_use)[size_t(job) * m_types]; }
 };
 

@@ -24,6 +24,7 @@
 #include <functional>
 #include <vector>
 
+#include "policy/holding.h"
 #include "policy/runindex.h"
 #include "policy/srtftree.h"
 
@@ -102,18 +103,8 @@ private:
     double margin() const;
     double valueAt(int node) const;
     bool inRange(int node, double v, double eps, const Pos* from, const Pos* to);
-    bool fits(const int64_t* v, const int64_t* bud) const
-    {
-        for (size_t t = 0; t < m_types; ++t)
-            if (v[t] > bud[t])
-                return false;
-        return true;
-    }
-    void take(const int64_t* v, int64_t* bud) const
-    {
-        for (size_t t = 0; t < m_types; ++t)
-            bud[t] -= v[t];
-    }
+    bool fits(const int64_t* v, const int64_t* bud) const { return holdingFits(v, bud, m_types); }
+    void take(const int64_t* v, int64_t* bud) const { holdingTake(v, bud, m_types); }
     const int64_t* useOf(int job) const;
     Pos exact(int job);
     Pos bruteLast();

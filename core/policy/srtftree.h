@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "policy/holding.h"
+
 namespace ss {
 
 /// A running job's work left as a line in time, as JobRuntime::remainingAt computes it: flat until `from`
@@ -93,18 +95,8 @@ private:
     }
     void pull(int n);
     int merge(int a, int b);
-    bool fits(const int64_t* v, const int64_t* bud) const
-    {
-        for (size_t t = 0; t < m_types; ++t)
-            if (v[t] > bud[t])
-                return false;
-        return true;
-    }
-    void take(const int64_t* v, int64_t* bud) const
-    {
-        for (size_t t = 0; t < m_types; ++t)
-            bud[t] -= v[t];
-    }
+    bool fits(const int64_t* v, const int64_t* bud) const { return holdingFits(v, bud, m_types); }
+    void take(const int64_t* v, int64_t* bud) const { holdingTake(v, bud, m_types); }
     int descend(int t, int64_t* bud) const;
     int greedyIn(int t, double lo, double hi, bool boundLo, bool boundHi, int64_t* bud) const;
     void sumIn(int t, double lo, double hi, bool boundLo, bool boundHi, int64_t* out) const;
