@@ -6,6 +6,22 @@
 
 namespace ss {
 
+namespace {
+/// Calls f(m) for each machine of a placement's slots, once per run of slots on one machine (slots are grouped
+/// by machine).
+template <class F> void forEachMachine(const ClusterSpec& cluster, const std::vector<GpuSlot>& slots, F f)
+{
+    int last = -1;
+    for (const GpuSlot& g : slots) {
+        const int m = cluster.machineOfGpu(g.gpu);
+        if (m == last)
+            continue;
+        last = m;
+        f(m);
+    }
+}
+} // namespace
+
 const char* toString(JobStatus s)
 {
     switch (s) {
@@ -199,14 +215,7 @@ void Simulator::addObserver(SimObserver* obs) { m_obs.push_back(obs); }
 int Simulator::coRunnersOf(const JobRuntime& r) const
 {
     int co = 0;
-    int lastM = -1;
-    for (const GpuSlot& g : r.slots) {
-        const int m = m_cluster.machineOfGpu(g.gpu);
-        if (m == lastM)
-            continue;
-        lastM = m;
-        co = std::max(co, int(m_machineJobs[size_t(m)].size()) - 1);
-    }
+    forEachMachine(m_cluster, r.slots, [&](int m) { co = std::max(co, int(m_machineJobs[size_t(m)].size()) - 1); });
     // the partner shares every GPU: its co-location is in the pair's measured speed, not in the interference term
     return r.partner >= 0 && m_rt[size_t(r.partner)].status == JobStatus::Running ? std::max(0, co - 1) : co;
 }
@@ -507,21 +516,11 @@ void Simulator::refreshRatesOn(const std::vector<GpuSlot>& slots, int except)
     std::vector<int>& multi = m_touchedScratch; // pairs (job, largest count less one of the machines met on)
     multi.clear();
     // every job met is fetched first, so the misses on their runtimes overlap (a machine's list is short)
-    int lastMachine = -1;
-    for (const GpuSlot& g : slots) {
-        const int m = m_cluster.machineOfGpu(g.gpu);
-        if (m == lastMachine)
-            continue;
-        lastMachine = m;
+    forEachMachine(m_cluster, slots, [&](int m) {
         for (const int o : m_machineJobs[size_t(m)])
             prefetch(o);
-    }
-    lastMachine = -1;
-    for (const GpuSlot& g : slots) {
-        const int m = m_cluster.machineOfGpu(g.gpu);
-        if (m == lastMachine)
-            continue;
-        lastMachine = m;
+    });
+    forEachMachine(m_cluster, slots, [&](int m) {
         const std::vector<int>& jobs = m_machineJobs[size_t(m)];
         const int v = int(jobs.size()) - 1;
         for (size_t i = 0; i < jobs.size(); ++i) {
@@ -542,7 +541,7 @@ void Simulator::refreshRatesOn(const std::vector<GpuSlot>& slots, int except)
                 multi[k + 1] = std::max(multi[k + 1], v);
             }
         }
-    }
+    });
     for (size_t k = 0; k < multi.size(); k += 2)
         rerate(multi[k], multi[k + 1]);
 }
@@ -563,17 +562,12 @@ void Simulator::stopJob(int j, bool finished)
     m_runningPos[size_t(last)] = pos;
     m_running.pop_back();
     m_runningPos[size_t(j)] = -1;
-    int lastM = -1;
-    for (const GpuSlot& g : r.slots) {
-        const int m = m_cluster.machineOfGpu(g.gpu);
-        if (m == lastM)
-            continue;
-        lastM = m;
+    forEachMachine(m_cluster, r.slots, [&](int m) {
         auto& v = m_machineJobs[size_t(m)];
         auto it = std::find(v.begin(), v.end(), j);
         if (it != v.end())
             v.erase(it);
-    }
+    });
     ++r.version;
     m_completions.remove(j);
     if (finished) {
