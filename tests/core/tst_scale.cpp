@@ -393,25 +393,35 @@ private Q_SLOTS:
                     from = {{double(rng() % Q), -table.index(double(rng() % 40000)), 0, 0, 0}, std::numeric_limits<int>::max()};
                 const RunIndex::Pos to {{double(rng() % Q), -table.index(double(rng() % 40000)), -double(rng() % 50), 0, 0},
                                         std::numeric_limits<int>::max()};
-                const bool useFrom = rng() % 2, useTo = rng() % 3 != 0;
+                bool useFrom = rng() % 2;
+                const bool useTo = rng() % 3 != 0;
                 std::array<int64_t, 2> bud {int64_t(rng() % 60000), int64_t(rng() % 30000)};
                 std::array<int64_t, 2> left = bud;
-                int expect = -1;
-                for (const auto& p : order) {
-                    if (useFrom && !(from < p))
-                        continue;
-                    if (useTo && !(p < to))
-                        break;
-                    const int64_t* u = &use[size_t(p.job) * T];
-                    if (u[0] > left[0] || u[1] > left[1]) {
-                        expect = p.job;
-                        break;
+                auto plainWalk = [&] {
+                    for (const auto& p : order) {
+                        if (useFrom && !(from < p))
+                            continue;
+                        if (useTo && !(p < to))
+                            break;
+                        const int64_t* u = &use[size_t(p.job) * T];
+                        if (u[0] > left[0] || u[1] > left[1])
+                            return p.job;
+                        left[0] -= u[0];
+                        left[1] -= u[1];
                     }
-                    left[0] -= u[0];
-                    left[1] -= u[1];
-                }
+                    return -1;
+                };
+                int expect = plainWalk();
                 QCOMPARE(idx.firstNotFitting(useFrom ? &from : nullptr, useTo ? &to : nullptr, bud.data()), expect);
                 QVERIFY(bud == left);
+                // and on from the job that did not fit, up to the same position, as the walk asks next
+                for (int next = 0; next < 40 && expect >= 0; ++next) {
+                    from = {key(expect), expect};
+                    useFrom = true;
+                    expect = plainWalk();
+                    QCOMPARE(idx.firstNotFitting(&from, useTo ? &to : nullptr, bud.data()), expect);
+                    QVERIFY(bud == left);
+                }
             }
         }
         // certificates were renewed as attained service moved on, and not every job was evaluated at every query
