@@ -17,6 +17,7 @@
 #include "policy/runindex.h"
 #include "policy/srtfindex.h"
 #include "policy/tiresias.h"
+#include "walkoracle.h"
 #include "run/forkstart.h"
 #include "run/runner.h"
 
@@ -235,20 +236,8 @@ private Q_SLOTS:
             const bool useFrom = rng() % 2, useTo = rng() % 2;
             std::array<int64_t, 3> bud {int64_t(rng() % 40000), int64_t(rng() % 20000), int64_t(rng() % 40000)};
             std::array<int64_t, 3> want = bud;
-            int expect = -1;
-            for (const auto& p : order) {
-                if (useFrom && !(from < p))
-                    continue;
-                if (useTo && !(p < to))
-                    break;
-                const auto& u = use[size_t(p.job)];
-                if (u[0] > want[0] || u[1] > want[1] || u[2] > want[2]) {
-                    expect = p.job;
-                    break;
-                }
-                for (size_t i = 0; i < T; ++i)
-                    want[i] -= u[i];
-            }
+            const int expect = walkoracle::firstNotFitting(order, useFrom ? &from : nullptr, useTo ? &to : nullptr, want,
+                                                           [&](int j) { return use[size_t(j)].data(); });
             const int got = idx.firstNotFitting(useFrom ? &from : nullptr, useTo ? &to : nullptr, bud.data());
             QCOMPARE(got, expect);
             QVERIFY(bud == want);
@@ -398,18 +387,8 @@ private Q_SLOTS:
                 std::array<int64_t, 2> bud {int64_t(rng() % 60000), int64_t(rng() % 30000)};
                 std::array<int64_t, 2> left = bud;
                 auto plainWalk = [&] {
-                    for (const auto& p : order) {
-                        if (useFrom && !(from < p))
-                            continue;
-                        if (useTo && !(p < to))
-                            break;
-                        const int64_t* u = &use[size_t(p.job) * T];
-                        if (u[0] > left[0] || u[1] > left[1])
-                            return p.job;
-                        left[0] -= u[0];
-                        left[1] -= u[1];
-                    }
-                    return -1;
+                    return walkoracle::firstNotFitting(order, useFrom ? &from : nullptr, useTo ? &to : nullptr, left,
+                                                       [&](int j) { return &use[size_t(j) * T]; });
                 };
                 int expect = plainWalk();
                 QCOMPARE(idx.firstNotFitting(useFrom ? &from : nullptr, useTo ? &to : nullptr, bud.data()), expect);

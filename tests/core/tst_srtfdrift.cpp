@@ -15,6 +15,7 @@
 #include "model/tracegen.h"
 #include "policy/srtfdrift.h"
 #include "run/runner.h"
+#include "walkoracle.h"
 
 using namespace ss;
 
@@ -99,20 +100,8 @@ private Q_SLOTS:
                 const bool useFrom = rng() % 2, useTo = rng() % 2;
                 std::array<int64_t, 2> bud {int64_t(rng() % 60000), int64_t(rng() % 30000)};
                 std::array<int64_t, 2> left = bud;
-                int expect = -1;
-                for (const auto& p : order) {
-                    if (useFrom && !(from < p))
-                        continue;
-                    if (useTo && !(p < to))
-                        break;
-                    const auto& u = use[size_t(p.job)];
-                    if (u[0] > left[0] || u[1] > left[1]) {
-                        expect = p.job;
-                        break;
-                    }
-                    left[0] -= u[0];
-                    left[1] -= u[1];
-                }
+                const int expect = walkoracle::firstNotFitting(order, useFrom ? &from : nullptr, useTo ? &to : nullptr,
+                                                               left, [&](int j) { return use[size_t(j)].data(); });
                 nonFitting += expect >= 0 ? 1 : 0;
                 QCOMPARE(idx.firstNotFitting(useFrom ? &from : nullptr, useTo ? &to : nullptr, bud.data()), expect);
                 QVERIFY(bud == left);
