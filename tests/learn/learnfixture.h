@@ -1,4 +1,4 @@
-// Shared by the learn tests (tst_learn, tst_qcritic, tst_learnship): a generated trace that queues on a small
+// Shared by the learn tests (tst_learn, tst_qcritic, tst_learnship, tst_learnbench): a generated trace that queues on a small
 // cluster, and a training config small enough to run in a test.
 #pragma once
 #include <exception>
@@ -12,15 +12,15 @@
 
 namespace learnfix {
 
-/// `jobs` jobs of at most 4 GPUs at load 1.4 on `clusterGpus` GPUs, sorted by submit time.
-inline ss::Trace tinyTrace(int jobs, uint64_t seed, int clusterGpus)
+/// `jobs` jobs of at most `maxGpus` GPUs at `load` on `clusterGpus` GPUs, sorted by submit time.
+inline ss::Trace tinyTrace(int jobs, uint64_t seed, int clusterGpus, double load = 1.4, int maxGpus = 4)
 {
     ss::TraceGenConfig g;
     g.jobs = jobs;
     g.seed = seed;
-    g.load = 1.4;
+    g.load = load;
     g.clusterGpus = clusterGpus;
-    g.maxGpus = 4;
+    g.maxGpus = maxGpus;
     ss::Trace t = ss::generateTrace(g);
     t.sortBySubmit();
     return t;

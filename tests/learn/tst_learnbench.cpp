@@ -12,6 +12,7 @@
 
 #include "learn/learn.h"
 #include "learn/trainer.h"
+#include "learnfixture.h"
 #include "model/tracegen.h"
 #include "policy/registry.h"
 #include "run/runner.h"
@@ -88,14 +89,7 @@ private Q_SLOTS:
     void dasInferenceLatency()
     {
         const ClusterSpec c = cluster64();
-        TraceGenConfig g;
-        g.jobs = 1500;
-        g.seed = 3;
-        g.load = 3.0; // overloaded so that the queue holds 100+ jobs
-        g.clusterGpus = c.totalGpus();
-        g.maxGpus = 4;
-        Trace t = generateTrace(g);
-        t.sortBySubmit();
+        Trace t = learnfix::tinyTrace(1500, 3, c.totalGpus(), 3.0, 4); // overloaded: the queue holds 100+ jobs
         PolicyOptions o;
         o.params["das.allow_other_cluster"] = "1";
         TimedScheduler ts(makeScheduler("das", o));
@@ -119,14 +113,7 @@ private Q_SLOTS:
         // scores (das.sample_place=1). Decisions where some job started are reported apart: there the placement
         // agent ran and the GP took a new observation.
         const ClusterSpec c = makeClusterPreset("das-large");
-        TraceGenConfig g;
-        g.jobs = 1500;
-        g.seed = 3;
-        g.load = 3.0; // overloaded so that the queue holds 100+ jobs
-        g.clusterGpus = c.totalGpus();
-        g.maxGpus = 8;
-        Trace t = generateTrace(g);
-        t.sortBySubmit();
+        Trace t = learnfix::tinyTrace(1500, 3, c.totalGpus(), 3.0, 8); // overloaded: the queue holds 100+ jobs
         for (const char* kernel : {"seed", "similarity"}) {
             PolicyOptions o;
             o.params["das.untrained"] = "1"; // no das-large checkpoint ships; the same network either way
@@ -156,14 +143,7 @@ private Q_SLOTS:
         ss::learn::TrainConfig c;
         c.policy = "das";
         c.cluster = makeClusterPreset("das-small");
-        TraceGenConfig g;
-        g.jobs = 200;
-        g.seed = 5;
-        g.load = 1.3;
-        g.clusterGpus = c.cluster.totalGpus();
-        g.maxGpus = 8;
-        c.trace = generateTrace(g);
-        c.trace.sortBySubmit();
+        c.trace = learnfix::tinyTrace(200, 5, c.cluster.totalGpus(), 1.3, 8);
         c.iterations = 1;
         c.episodesPerIteration = 1;
         c.episodeJobs = 100;
@@ -187,18 +167,8 @@ private Q_SLOTS:
         ss::learn::TrainConfig c;
         c.policy = "das";
         c.cluster = makeClusterPreset("das-small");
-        TraceGenConfig g;
-        g.jobs = 400;
-        g.seed = 5;
-        g.load = 1.3;
-        g.clusterGpus = c.cluster.totalGpus();
-        g.maxGpus = 8;
-        c.trace = generateTrace(g);
-        c.trace.sortBySubmit();
-        g.jobs = 400;
-        g.seed = 6;
-        Trace eval = generateTrace(g);
-        eval.sortBySubmit();
+        c.trace = learnfix::tinyTrace(400, 5, c.cluster.totalGpus(), 1.3, 8);
+        Trace eval = learnfix::tinyTrace(400, 6, c.cluster.totalGpus(), 1.3, 8);
         c.iterations = 2;
         c.episodesPerIteration = 4; // windows differ in length: with 2 the longer one sets the time
         c.episodeJobs = 150;
