@@ -43,6 +43,18 @@
 #include "viewhelpers.h"
 #include "studiotestutil.h"
 
+namespace {
+/// The topology view's Machines table (the view shown).
+QTableView* machinesTable(ss::ui::MainWindow& w)
+{
+    w.showView(QStringLiteral("topology"));
+    for (QTableView* t : w.findChildren<QTableView*>())
+        if (qobject_cast<ss::ui::MachineTableModel*>(t->model()))
+            return t;
+    return nullptr;
+}
+} // namespace
+
 using namespace ss;
 using namespace ss::ui;
 using namespace studiotest;
@@ -91,11 +103,7 @@ void TestStudioViews::topologyEditorOffersCatalogueTypes()
     QCOMPARE(cell.data().toString(), QStringLiteral("V100"));
     QVERIFY(!model.setData(cell, QStringLiteral("no-such-gpu"), Qt::EditRole));
     // The Machines table edits that column with a list of names.
-    w.showView(QStringLiteral("topology"));
-    QTableView* table = nullptr;
-    for (QTableView* t : w.findChildren<QTableView*>())
-        if (qobject_cast<MachineTableModel*>(t->model()))
-            table = t;
+    QTableView* table = machinesTable(w);
     QVERIFY(table);
     QStyleOptionViewItem opt;
     std::unique_ptr<QWidget> editor(table->itemDelegateForColumn(MachineTableModel::GpuType)->createEditor(table, opt, cell));
@@ -232,11 +240,7 @@ void TestStudioViews::switchCellIsAListOfNames()
     doc->addSwitch(QStringLiteral("rack-b"), 100);
     const int last = int(doc->spec().switches.size()) - 1;
     QVERIFY(last >= 1);
-    w.showView(QStringLiteral("topology"));
-    QTableView* table = nullptr;
-    for (QTableView* t : w.findChildren<QTableView*>())
-        if (qobject_cast<MachineTableModel*>(t->model()))
-            table = t;
+    QTableView* table = machinesTable(w);
     QVERIFY(table);
     const QModelIndex cell = table->model()->index(0, MachineTableModel::Switch);
     QStyleOptionViewItem opt;
