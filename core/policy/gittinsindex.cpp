@@ -134,8 +134,7 @@ void GittinsRunIndex::certify(int job, double now)
     const size_t n = m_at.size();
     size_t covered = size_t(std::upper_bound(m_at.begin(), m_at.end(), a) - m_at.begin());
     // bounds over the rest of the piece the attained service is in
-    double low = m_table->lowerAt(a);
-    double high = covered < n ? m_table->upperTo(a, m_at[covered]) : 0.0;
+    auto [low, high] = m_table->boundsTo(a, covered < n ? m_at[covered] : a); // (past the last start: 0)
     // limits: a band around the index now, narrowed to stay clear of the waiting indices of the queue clearly
     // below it, and above it as far as the first waiting index clearly above (nearer ones are straddled: the
     // job is evaluated where the walk asks about them)

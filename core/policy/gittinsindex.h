@@ -74,7 +74,7 @@ public:
     void setQueue(int job, int queue);
     bool contains(int job) const { return m_queue[size_t(job)] >= 0; }
     bool empty() const { return m_count == 0; }
-    /// The largest position now; only when not empty.
+    /// The largest position now; only when not empty (tests: the walk asks anyAfter).
     Pos last();
     /// Whether a running job is now at a position after `p` (the same as `p < last()`).
     bool anyAfter(const Pos& p);

@@ -7,6 +7,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include <memory>
@@ -43,10 +44,9 @@ public:
     /// `high`: for each piece an upper bound of the index over it (its limit at the next piece start, allowing
     /// for rounding).
     void pieceStarts(std::vector<double>& at, std::vector<double>& low, std::vector<double>& high) const;
-    /// A lower bound of index(attained), allowing for rounding.
-    double lowerAt(double attained) const;
-    /// An upper bound of the index from `attained` up to `end`, both inside one piece (end: the next piece start).
-    double upperTo(double attained, double end) const;
+    /// Lower and upper bounds of the index from `attained` up to `end`, both inside one piece (end: the next piece
+    /// start), allowing for rounding.
+    std::pair<double, double> boundsTo(double attained, double end) const;
 
 private:
     std::vector<double> m_sizes;  // sorted
