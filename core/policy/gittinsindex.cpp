@@ -476,14 +476,14 @@ GittinsRunIndex::Pos GittinsRunIndex::last()
 
 bool GittinsRunIndex::anyAfter(const Pos& p)
 {
-    refresh();
     const int queues = int(m_root.size());
     const int q = int(p.key[0]);
     for (int r = std::max(0, q + 1); r < queues; ++r)
         if (m_root[size_t(r)] >= 0)
-            return true;
+            return true; // (a later queue: no bounds needed, so none renewed)
     if (q < 0 || q >= queues || m_root[size_t(q)] < 0)
         return false;
+    refresh();
     // L > x: ahead of p; U < x: after it; the others are evaluated
     const double x = -p.key[1];
     if (m_minHi[size_t(m_root[size_t(q)])] < x)

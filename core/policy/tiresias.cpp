@@ -109,7 +109,6 @@ void PreemptiveScheduler::reset(const SimSetup& setup)
     m_cross.clear();
     m_crossVer.assign(n, 0);
     m_crossLive = 0;
-    m_runInQ.assign(m_order == PreemptOrder::Srtf ? 0 : m_thr.size() + 1, 0);
     m_crossAt.assign(n, std::numeric_limits<double>::quiet_NaN());
     m_flag.assign(n, 0);
     m_minGpus = 1;
@@ -309,8 +308,6 @@ void PreemptiveScheduler::onJobStopped(int job, double, bool finished, const Job
     if (m_order == PreemptOrder::Gittins)
         m_gidx.erase(job);
     crossErase(job);
-    if (!m_runInQ.empty())
-        --m_runInQ[size_t(m_q[size_t(job)])];
     if (!finished)
         m_reenter.push_back(job);
 }
@@ -342,7 +339,6 @@ void PreemptiveScheduler::demoteRunning(const SchedContext& ctx)
             }
     }
     for (int j : m_demoted) {
-        --m_runInQ[size_t(m_q[size_t(j)])];
         const double a = lasAttained(ctx, j);
         while (m_q[size_t(j)] < K - 1) {
             const double lim = m_thr[size_t(m_q[size_t(j)])];
@@ -353,7 +349,6 @@ void PreemptiveScheduler::demoteRunning(const SchedContext& ctx)
             m_zone[size_t(j)] = 1;
             m_seq[size_t(j)] = ++m_back;
         }
-        ++m_runInQ[size_t(m_q[size_t(j)])];
         crossSet(ctx, j);
         if (m_order == PreemptOrder::Gittins)
             m_gidx.setQueue(j, m_q[size_t(j)]);
@@ -475,10 +470,8 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
             m_t0[size_t(j)] = now;
             m_zone[size_t(j)] = 0;
             m_seq[size_t(j)] = las ? ++m_run : ++m_back;
-            if (las) {
-                ++m_runInQ[size_t(m_q[size_t(j)])];
+            if (las)
                 crossSet(ctx, j);
-            }
             if (m_order == PreemptOrder::Srtf)
                 m_srtf.insert(ctx, j);
             else if (m_order == PreemptOrder::Las)
@@ -554,26 +547,12 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
     for (const Bucket& b : m_buckets)
         anyPending = anyPending || !b.items.empty();
     if (!ctx.runningJobs().empty() && anyPending) {
-        // the largest running key, computed only when a comparison needs it: for Gittins the queue decides
-        // unless a waiting job is in the highest queue that has running jobs
+        // is a running job after k? LAS and SRTF compare with the last running key; Gittins asks its index
+        // (which knows without finding the last one)
         Key kmax {};
-        bool haveKmax = false;
-        int qmax = -1;
-        if (!gittins) {
+        if (!gittins)
             kmax = srtf ? m_srtf.last().key : m_runIdx.last().key;
-            haveKmax = true;
-        } else {
-            for (int q = int(m_runInQ.size()) - 1; q >= 0 && qmax < 0; --q)
-                if (m_runInQ[size_t(q)] > 0)
-                    qmax = q;
-        }
-        auto belowKmax = [&](const Key& k) {
-            if (!haveKmax && qmax >= 0 && k[0] != double(qmax))
-                return k[0] < double(qmax);
-            if (!haveKmax) // (Gittins) a running job after k, found without finding the last one
-                return m_gidx.anyAfter({k, std::numeric_limits<int>::max()});
-            return k < kmax;
-        };
+        auto belowKmax = [&](const Key& k) { return gittins ? m_gidx.anyAfter({k, std::numeric_limits<int>::max()}) : k < kmax; };
         std::copy(bud.begin(), bud.end(), m_budSave.begin());
         for (size_t t = 0; t < T; ++t)
             bud[t] -= m_usedByType[t];
@@ -689,7 +668,6 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
         if (m_t0[size_t(j)] < 0)
             m_t0[size_t(j)] = now;
         if (las) {
-            ++m_runInQ[size_t(m_q[size_t(j)])];
             crossSet(ctx, j);
             if (m_zone[size_t(j)] == 1)
                 joined.push_back(w);

@@ -152,7 +152,6 @@ private:
     RunIndex m_runIdx;
     std::vector<Key> m_runKey;
     std::vector<char> m_inRun;
-    std::vector<int> m_runInQ; // LAS and Gittins: running jobs per queue
     void runInsert(int j, const Key& k);
     void runErase(int j);
     // SRTF only: running jobs ordered by their work left now (estimates checked near each boundary, srtfdrift.h)
