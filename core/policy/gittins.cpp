@@ -100,14 +100,12 @@ double GittinsTable::upperValue(double a, size_t lo, size_t hi) const
     return 1e6 * k / den * (1 + 1e-9);
 }
 
-std::pair<double, double> GittinsTable::boundsTo(double a, double end) const
+std::pair<double, double> GittinsTable::boundsAt(double a, double end, const Hint& h) const
 {
     if (m_sizes.empty() || a >= m_sizes.back())
         return {0.0, 0.0};
-    const size_t lo = size_t(std::upper_bound(m_sizes.begin(), m_sizes.end(), a) - m_sizes.begin());
-    const size_t hi = size_t(std::upper_bound(m_sizes.begin(), m_sizes.end(), a + m_delta) - m_sizes.begin());
     // the index rises inside a piece: its minimum is at `a`, its supremum the limit at the piece's end
-    return {lowerValue(a, lo, hi), upperValue(std::max(a, end), lo, hi)};
+    return {lowerValue(a, h.lo, h.hi), upperValue(std::max(a, end), h.lo, h.hi)};
 }
 
 void GittinsTable::pieceStarts(std::vector<double>& at, std::vector<double>& low, std::vector<double>& high) const

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 
@@ -12,197 +13,226 @@ namespace ss {
 
 namespace {
 constexpr double kInfIndex = std::numeric_limits<double>::infinity();
-// A certificate's bounds: at most kNear below the index now (the search for a stretch's lowest jobs evaluates every
-// job whose L is below what it looks for), at most kAlone times it above where no waiting job is above; and clear
-// by kMargin of the waiting indices of the queue more than 2 kMargin away (nearer ones are straddled).
-constexpr double kMargin = 0.05;
-constexpr double kNear = 0.1;
-constexpr double kAlone = 2.0;
+// Hysteresis between the sets: a job joins the zone at an index up to (1 + kHyst) theta and leaves it above
+// (1 + 2 kHyst) theta. A certificate above is made against a level up to (1 + kRoom) theta, so that theta can rise
+// that far without re-examining it; theta is set kRoom above the levels the walk needs.
+constexpr double kHyst = 0.01;
+constexpr double kRoom = 0.03;
+// theta rises at once to a level up to kJump above it, and falls when the recent levels stay kSlack below it
+constexpr double kJump = 0.1;
+constexpr double kSlack = 0.1;
+// The grid: 2^kSub cells per octave, from 2^kLowExp up (cell 0 holds everything below, 0 included).
+constexpr int kSub = 4;
+constexpr int kLowExp = -30;
+constexpr int kBase = (1023 + kLowExp) << kSub;
 
-struct MinOf {
-    double operator()(double a, double b) const { return a < b ? a : b; }
-};
-struct MaxOf {
-    double operator()(double a, double b) const { return a > b ? a : b; }
-};
-
-template <class Pick> void sparseTable(const std::vector<double>& v, size_t block, size_t blocks, double init, Pick pick, std::vector<double>& out)
+/// First position of `v` (sorted) holding a value > x, searching from `from` (galloping forward, or a plain search
+/// back when x went back: attained service reset by a promotion).
+size_t upperFrom(const std::vector<double>& v, double x, size_t from)
 {
-    size_t levels = 1;
-    while ((size_t(1) << levels) <= blocks)
-        ++levels;
-    out.assign(levels * blocks, init);
-    for (size_t i = 0; i < v.size(); ++i)
-        out[i / block] = pick(out[i / block], v[i]);
-    for (size_t l = 1; l < levels; ++l)
-        for (size_t b = 0; b + (size_t(1) << l) <= blocks; ++b)
-            out[l * blocks + b] = pick(out[(l - 1) * blocks + b], out[(l - 1) * blocks + b + (size_t(1) << (l - 1))]);
-}
-
-/// pick() over v[i..j) with the sparse table `t` over blocks of `block` entries.
-template <class Pick>
-double rangePick(const std::vector<double>& v, const std::vector<double>& t, size_t block, size_t blocks, size_t i, size_t j,
-                 double init, Pick pick)
-{
-    double m = init;
-    if (i >= j)
-        return m;
-    const size_t bi = i / block, bj = (j - 1) / block;
-    if (bi == bj) {
-        for (size_t k = i; k < j; ++k)
-            m = pick(m, v[k]);
-        return m;
+    const size_t n = v.size();
+    from = std::min(from, n);
+    if (from < n && !(x < v[from])) {
+        size_t step = 1, lo = from + 1, hi = from + 1;
+        while (hi < n && !(x < v[hi])) {
+            lo = hi + 1;
+            hi = std::min(n, hi + step);
+            step *= 2;
+        }
+        return size_t(std::upper_bound(v.begin() + long(std::min(lo, n)), v.begin() + long(std::min(hi, n)), x) - v.begin());
     }
-    for (size_t k = i; k < (bi + 1) * block; ++k)
-        m = pick(m, v[k]);
-    for (size_t k = bj * block; k < j; ++k)
-        m = pick(m, v[k]);
-    if (bi + 1 < bj) {
-        const size_t x = bi + 1, y = bj - 1, len = y - x + 1;
-        size_t l = 0;
-        while ((size_t(2) << l) <= len)
-            ++l;
-        m = pick(m, pick(t[l * blocks + x], t[l * blocks + y + 1 - (size_t(1) << l)]));
-    }
-    return m;
+    if (from > 0 && x < v[from - 1])
+        return size_t(std::upper_bound(v.begin(), v.begin() + long(from), x) - v.begin());
+    return from;
 }
-
 } // namespace
 
-void GittinsRunIndex::reset(const GittinsTable& table, size_t jobs, size_t types, size_t queues,
-                            const std::vector<int64_t>* use)
+int GittinsRunIndex::cellOf(double x)
+{
+    if (!(x > 0))
+        return 0;
+    uint64_t b = 0;
+    std::memcpy(&b, &x, sizeof b);
+    const int64_t raw = int64_t(b >> (52 - kSub)) - kBase;
+    if (raw < 0)
+        return 0;
+    if (raw + 1 >= kCells - 1)
+        return kCells - 1;
+    return int(raw + 1);
+}
+
+double GittinsRunIndex::edge(int c)
+{
+    if (c <= 0)
+        return -kInfIndex;
+    if (c >= kCells)
+        return kInfIndex;
+    const uint64_t b = uint64_t(c - 1 + kBase) << (52 - kSub);
+    double x = 0;
+    std::memcpy(&x, &b, sizeof x);
+    return x;
+}
+
+void GittinsRunIndex::reset(const GittinsTable& table, size_t jobs, size_t types, size_t queues, const std::vector<int64_t>* use)
 {
     m_table = &table;
     m_types = types;
     m_use = use;
     m_count = 0;
     m_evals = m_certs = 0;
+    m_now = 0;
+    m_decision = 1;
+    m_version = 0;
     table.pieceStarts(m_at, m_low, m_high);
     m_blocks = (m_low.size() + kBlock - 1) / kBlock;
-    sparseTable(m_low, kBlock, m_blocks, kInfIndex, MinOf {}, m_blockMin);
-    sparseTable(m_high, kBlock, m_blocks, -kInfIndex, MaxOf {}, m_blockMax);
-    m_waiting.assign(queues, {});
-    m_queue.assign(jobs, -1);
-    m_lo.assign(jobs, 0);
-    m_hi.assign(jobs, 0);
-    m_stamp.assign(jobs, 0);
-    m_expiry.clear();
-    m_root.assign(queues, -1);
-    m_left.assign(jobs, -1);
-    m_right.assign(jobs, -1);
-    m_prio.assign(jobs, 0);
-    m_minHi.assign(jobs, 0);
-    m_maxHi.assign(jobs, 0);
-    m_sum.assign(jobs * types, 0);
-    m_rand = 0x2545F4914F6CDD1DULL; // fixed: the tree's shape never changes what a query returns
-    m_decision = 1;
-    m_evalAt.assign(jobs, 0);
+    m_treeSize = 1;
+    while (m_treeSize < std::max<size_t>(1, m_blocks))
+        m_treeSize *= 2;
+    m_treeMin.assign(2 * m_treeSize, kInfIndex);
+    m_treeMax.assign(2 * m_treeSize, -kInfIndex);
+    for (size_t i = 0; i < m_low.size(); ++i) {
+        const size_t leaf = m_treeSize + i / kBlock;
+        m_treeMin[leaf] = std::min(m_treeMin[leaf], m_low[i]);
+        m_treeMax[leaf] = std::max(m_treeMax[leaf], m_high[i]);
+    }
+    for (size_t i = m_treeSize - 1; i >= 1; --i) {
+        m_treeMin[i] = std::min(m_treeMin[2 * i], m_treeMin[2 * i + 1]);
+        m_treeMax[i] = std::max(m_treeMax[2 * i], m_treeMax[2 * i + 1]);
+    }
+    m_jobs.assign(jobs, JobRec {});
     m_pos.assign(jobs, Pos {});
-    m_mark.assign(jobs, 0);
+    m_queues.assign(queues, Queue {});
+    for (Queue& q : m_queues) {
+        q.zoneSum.assign(types, 0);
+        q.newSum.assign(types, 0);
+        q.total.assign(types, 0);
+        q.cells.assign(size_t(kCells), {});
+        q.fen.assign(size_t(kCells + 1) * (types + 1), 0);
+    }
+    m_expiry.clear();
     m_acc.assign(types, 0);
     m_need.assign(types, 0);
     m_held.assign(types, 0);
-    m_zero.assign(types, 0);
-    m_recert.assign(jobs, 0);
-    m_renew.clear();
+    m_tmp.assign(types, 0);
+    m_cont = {};
 }
 
-double GittinsRunIndex::rangeMin(size_t i, size_t j) const
-{
-    return rangePick(m_low, m_blockMin, kBlock, m_blocks, i, j, kInfIndex, MinOf {});
-}
+// ---------------------------------------------------------------- sets
 
-double GittinsRunIndex::rangeMax(size_t i, size_t j) const
+void GittinsRunIndex::fenAdd(Queue& q, int cell, const int64_t* use, int64_t sign)
 {
-    return rangePick(m_high, m_blockMax, kBlock, m_blocks, i, j, -kInfIndex, MaxOf {});
-}
-
-void GittinsRunIndex::removeWaiting(int queue, double index)
-{
-    auto& w = m_waiting[size_t(queue)];
-    const auto it = w.find(index);
-    if (it != w.end())
-        w.erase(it);
-}
-
-// ---------------------------------------------------------------- certificates
-
-void GittinsRunIndex::certify(int job, double now)
-{
-    ++m_certs;
-    const auto [a, rate] = m_service(job);
-    const size_t n = m_at.size();
-    size_t covered = size_t(std::upper_bound(m_at.begin(), m_at.end(), a) - m_at.begin());
-    // bounds over the rest of the piece the attained service is in
-    auto [low, high] = m_table->boundsTo(a, covered < n ? m_at[covered] : a); // (past the last start: 0)
-    // limits: a band around the index now, narrowed to stay clear of the waiting indices of the queue clearly
-    // below it, and above it as far as the first waiting index clearly above (nearer ones are straddled: the
-    // job is evaluated where the walk asks about them)
-    const auto& w = m_waiting[size_t(m_queue[size_t(job)])];
-    double floor = low * (1 - kNear), ceil = high * kAlone;
-    const auto below = w.lower_bound(low / (1 + 2 * kMargin)); // first not clearly below
-    if (below != w.begin())
-        floor = std::max(floor, *std::prev(below) * (1 + kMargin));
-    const auto above = w.upper_bound(high * (1 + 2 * kMargin)); // first clearly above
-    if (above != w.end())
-        ceil = *above / (1 + kMargin);
-    // as far as the index stays within them: galloping over the pieces, then halving the step after a miss
-    size_t step = 1;
-    bool grow = true;
-    while (covered < n && step > 0) {
-        const size_t next = std::min(n, covered + step);
-        const double mn = std::min(low, rangeMin(covered, next)), mx = std::max(high, rangeMax(covered, next));
-        if (mn < floor || mx > ceil) {
-            grow = false;
-            step /= 2;
-            continue;
-        }
-        low = mn;
-        high = mx;
-        covered = next;
-        if (grow)
-            step *= 2;
-        else
-            step /= 2;
-    }
-    m_lo[size_t(job)] = low;
-    m_hi[size_t(job)] = high;
-    ++m_stamp[size_t(job)];
-    m_evalAt[size_t(job)] = 0;
-    if (covered < n && rate > 0) {
-        // valid while the attained service stays below the next piece start (margin for rounding)
-        const double until = m_at[covered];
-        const double margin = 1e-9 * (std::fabs(until) + rate * (1.0 + std::fabs(now)));
-        m_expiry.push_back({now + (until - a - margin) / rate, job, m_stamp[size_t(job)]});
-        std::push_heap(m_expiry.begin(), m_expiry.end(), std::greater<Expiry> {});
-        if (m_expiry.size() > 2 * size_t(m_count) + 64) {
-            // entries of renewed or stopped jobs are dropped now and then
-            m_expiry.erase(std::remove_if(m_expiry.begin(), m_expiry.end(),
-                                          [&](const Expiry& e) { return m_queue[size_t(e.job)] < 0 || e.stamp != m_stamp[size_t(e.job)]; }),
-                           m_expiry.end());
-            std::make_heap(m_expiry.begin(), m_expiry.end(), std::greater<Expiry> {});
-        }
+    const size_t W = m_types + 1;
+    for (size_t i = size_t(cell) + 1; i <= size_t(kCells); i += i & (~i + 1)) {
+        int64_t* f = &q.fen[i * W];
+        for (size_t t = 0; t < m_types; ++t)
+            f[t] += sign * use[t];
+        f[m_types] += sign;
     }
 }
 
-void GittinsRunIndex::recheck(const std::vector<int>& jobs)
+void GittinsRunIndex::fenRange(const Queue& q, int c0, int c1, int64_t* out) const
 {
-    // a job evaluated because its bounds hold a waiting job's index, far from its own index now, gets new bounds
-    // at the next decision, made around the waiting jobs of now
-    for (const int j : jobs) {
-        if (m_recert[size_t(j)])
-            continue;
-        const auto& w = m_waiting[size_t(m_queue[size_t(j)])];
-        const auto in = w.lower_bound(m_lo[size_t(j)]);
-        if (in == w.end() || *in > m_hi[size_t(j)])
-            continue;
-        const double g = -m_pos[size_t(j)].key[1];
-        const auto near = w.lower_bound(g / (1 + 2 * kMargin));
-        if (near != w.end() && *near <= g * (1 + 2 * kMargin))
-            continue;
-        m_recert[size_t(j)] = 1;
-        m_renew.push_back(j);
+    if (c0 > c1)
+        return;
+    const size_t W = m_types + 1;
+    for (size_t i = size_t(c1) + 1; i > 0; i -= i & (~i + 1))
+        for (size_t t = 0; t < m_types; ++t)
+            out[t] += q.fen[i * W + t];
+    for (size_t i = size_t(c0); i > 0; i -= i & (~i + 1))
+        for (size_t t = 0; t < m_types; ++t)
+            out[t] -= q.fen[i * W + t];
+}
+
+int64_t GittinsRunIndex::fenCount(const Queue& q, int c0, int c1) const
+{
+    if (c0 > c1)
+        return 0;
+    const size_t W = m_types + 1;
+    int64_t n = 0;
+    for (size_t i = size_t(c1) + 1; i > 0; i -= i & (~i + 1))
+        n += q.fen[i * W + m_types];
+    for (size_t i = size_t(c0); i > 0; i -= i & (~i + 1))
+        n -= q.fen[i * W + m_types];
+    return n;
+}
+
+void GittinsRunIndex::cellPut(Queue& q, int job, int cell)
+{
+    JobRec& r = m_jobs[size_t(job)];
+    auto& list = q.cells[size_t(cell)];
+    r.cell = cell;
+    r.slot = int(list.size());
+    list.push_back(job);
+    fenAdd(q, cell, useOf(job), +1);
+}
+
+void GittinsRunIndex::cellTake(Queue& q, int job)
+{
+    JobRec& r = m_jobs[size_t(job)];
+    auto& list = q.cells[size_t(r.cell)];
+    const int last = list.back();
+    list[size_t(r.slot)] = last;
+    m_jobs[size_t(last)].slot = r.slot;
+    list.pop_back();
+    fenAdd(q, r.cell, useOf(job), -1);
+    r.cell = -1;
+    r.slot = -1;
+}
+
+void GittinsRunIndex::zonePut(Queue& q, int job)
+{
+    JobRec& r = m_jobs[size_t(job)];
+    r.slot = int(q.zone.size());
+    q.zone.push_back(job);
+    for (size_t t = 0; t < m_types; ++t)
+        q.zoneSum[t] += useOf(job)[t];
+    r.state = kZone;
+}
+
+void GittinsRunIndex::zoneTake(Queue& q, int job)
+{
+    JobRec& r = m_jobs[size_t(job)];
+    const int last = q.zone.back();
+    q.zone[size_t(r.slot)] = last;
+    m_jobs[size_t(last)].slot = r.slot;
+    q.zone.pop_back();
+    holdingTake(useOf(job), q.zoneSum.data(), m_types);
+    r.slot = -1;
+}
+
+void GittinsRunIndex::detach(int job)
+{
+    JobRec& r = m_jobs[size_t(job)];
+    Queue& q = m_queues[size_t(r.queue)];
+    switch (r.state) {
+    case kNew: holdingTake(useOf(job), q.newSum.data(), m_types); break;
+    case kAbove: cellTake(q, job); break;
+    case kZone: zoneTake(q, job); break;
+    case kNone: break;
     }
+}
+
+// ---------------------------------------------------------------- jobs
+
+double GittinsRunIndex::attained(int job) const
+{
+    const JobRec& r = m_jobs[size_t(job)];
+    return r.gpus * ((r.executed + std::max(0.0, m_now - r.lastStart)) - r.exec0);
+}
+
+const GittinsRunIndex::Pos& GittinsRunIndex::exact(int job)
+{
+    JobRec& r = m_jobs[size_t(job)];
+    if (r.evalAt != m_decision) {
+        GittinsTable::Hint h {r.lo, r.hi};
+        const double g = m_table->index(attained(job), h);
+        r.lo = h.lo;
+        r.hi = h.hi;
+        m_pos[size_t(job)] = {{double(r.queue), -g, -r.submit, double((*m_zoneOf)[size_t(job)]), (*m_seqOf)[size_t(job)]}, job};
+        r.evalAt = m_decision;
+        ++m_evals;
+    }
+    return m_pos[size_t(job)];
 }
 
 void GittinsRunIndex::sync(double now)
@@ -210,262 +240,289 @@ void GittinsRunIndex::sync(double now)
     ++m_version;
     ++m_decision; // positions evaluated at the last decision are stale
     m_now = now;
-    m_fresh = false;
-    // (renewed once per decision: a job within rounding of a piece start gets a certificate due at once)
     while (!m_expiry.empty() && m_expiry.front().at <= now) {
         const Expiry e = m_expiry.front();
         std::pop_heap(m_expiry.begin(), m_expiry.end(), std::greater<Expiry> {});
         m_expiry.pop_back();
-        if (m_queue[size_t(e.job)] >= 0 && e.stamp == m_stamp[size_t(e.job)])
-            m_renew.push_back(e.job);
+        JobRec& r = m_jobs[size_t(e.job)];
+        if (r.state == kAbove && e.stamp == r.stamp && !r.due) {
+            r.due = true;
+            Queue& q = m_queues[size_t(r.queue)];
+            q.due.push_back(e.job);
+            if (q.due.size() > 2 * size_t(q.count) + 64)
+                q.due.erase(std::remove_if(q.due.begin(), q.due.end(),
+                                           [&](int j) { return !m_jobs[size_t(j)].due || m_jobs[size_t(j)].queue != r.queue; }),
+                            q.due.end());
+        }
     }
 }
 
-void GittinsRunIndex::refresh()
-{
-    // Certificates are renewed when a decision first asks something: a run whose queues stay empty (no walk
-    // asks) renews none.
-    if (m_fresh)
-        return;
-    m_fresh = true;
-    ++m_version;
-    for (const int j : m_renew) {
-        m_recert[size_t(j)] = 0;
-        const int q = m_queue[size_t(j)];
-        if (q < 0 || m_evalAt[size_t(j)] == m_decision)
-            continue; // gone, or renewed already (on the list twice)
-        treeErase(q, j);
-        certify(j, m_now);
-        m_evalAt[size_t(j)] = m_decision; // (marks it renewed; its position is evaluated afresh below)
-        treeInsert(q, j);
-    }
-    for (const int j : m_renew)
-        m_evalAt[size_t(j)] = 0;
-    m_renew.clear();
-}
-
-void GittinsRunIndex::insert(int job, int queue, double now)
+void GittinsRunIndex::insert(int job, int queue, double now, const Service& s)
 {
     ++m_version;
-    if (m_queue[size_t(job)] >= 0)
+    if (m_jobs[size_t(job)].state != kNone)
         erase(job);
-    m_queue[size_t(job)] = queue;
+    m_now = now;
+    JobRec& r = m_jobs[size_t(job)];
+    r.gpus = s.gpus;
+    r.executed = s.executed;
+    r.lastStart = s.lastStart;
+    r.exec0 = s.exec0;
+    r.submit = s.submit;
+    r.queue = queue;
+    r.state = kNew;
+    r.due = true;
+    r.evalAt = 0;
+    r.retryAt = 0;
+    ++r.stamp;
+    Queue& q = m_queues[size_t(queue)];
+    for (size_t t = 0; t < m_types; ++t) {
+        q.newSum[t] += useOf(job)[t];
+        q.total[t] += useOf(job)[t];
+    }
+    q.due.push_back(job);
+    if (q.due.size() > 2 * size_t(q.count) + 64) // (a queue asked nothing keeps its list short)
+        q.due.erase(std::remove_if(q.due.begin(), q.due.end(),
+                                   [&](int j) { return !m_jobs[size_t(j)].due || m_jobs[size_t(j)].queue != queue; }),
+                    q.due.end());
+    ++q.count;
     ++m_count;
-    certify(job, now);
-    treeInsert(queue, job);
 }
 
 void GittinsRunIndex::erase(int job)
 {
     ++m_version;
-    const int q = m_queue[size_t(job)];
-    if (q < 0)
+    JobRec& r = m_jobs[size_t(job)];
+    if (r.state == kNone)
         return;
-    treeErase(q, job);
+    detach(job);
+    Queue& q = m_queues[size_t(r.queue)];
+    holdingTake(useOf(job), q.total.data(), m_types);
+    --q.count;
     --m_count;
-    ++m_stamp[size_t(job)];
-    m_queue[size_t(job)] = -1;
+    r.state = kNone;
+    r.due = false;
+    ++r.stamp;
 }
 
 void GittinsRunIndex::setQueue(int job, int queue)
 {
     ++m_version;
-    const int q = m_queue[size_t(job)];
-    if (q < 0 || q == queue)
+    JobRec& r = m_jobs[size_t(job)];
+    if (r.state == kNone || r.queue == queue)
         return;
-    // the certificate bounds the index whatever the queue: it moves as it is
-    treeErase(q, job);
-    m_queue[size_t(job)] = queue;
-    treeInsert(queue, job);
-    m_evalAt[size_t(job)] = 0;
+    const Service s {r.gpus, r.executed, r.lastStart, r.exec0, r.submit};
+    const size_t lo = r.lo, hi = r.hi, piece = r.piece;
+    erase(job);
+    insert(job, queue, m_now, s);
+    r.lo = lo;
+    r.hi = hi;
+    r.piece = piece;
 }
 
-// ---------------------------------------------------------------- the treaps
+// ---------------------------------------------------------------- certificates
 
-void GittinsRunIndex::pull(int n)
+size_t GittinsRunIndex::firstLeaving(size_t from, double lowLimit, double highLimit) const
 {
-    const size_t T = m_types;
-    const int l = m_left[size_t(n)], r = m_right[size_t(n)];
-    int64_t* s = &m_sum[size_t(n) * T];
-    const int64_t* u = useOf(n);
-    const int64_t* ls = l >= 0 ? &m_sum[size_t(l) * T] : m_zero.data();
-    const int64_t* rs = r >= 0 ? &m_sum[size_t(r) * T] : m_zero.data();
-    for (size_t t = 0; t < T; ++t)
-        s[t] = u[t] + ls[t] + rs[t];
-    double lo = m_hi[size_t(n)], hi = lo;
-    if (l >= 0) {
-        lo = std::min(lo, m_minHi[size_t(l)]);
-        hi = std::max(hi, m_maxHi[size_t(l)]);
-    }
-    if (r >= 0) {
-        lo = std::min(lo, m_minHi[size_t(r)]);
-        hi = std::max(hi, m_maxHi[size_t(r)]);
-    }
-    m_minHi[size_t(n)] = lo;
-    m_maxHi[size_t(n)] = hi;
-}
-
-int GittinsRunIndex::rotateUp(int t, bool leftChild)
-{
-    const int c = leftChild ? m_left[size_t(t)] : m_right[size_t(t)];
-    if (leftChild) {
-        m_left[size_t(t)] = m_right[size_t(c)];
-        m_right[size_t(c)] = t;
-    } else {
-        m_right[size_t(t)] = m_left[size_t(c)];
-        m_left[size_t(c)] = t;
-    }
-    pull(t);
-    pull(c);
-    return c;
-}
-
-int GittinsRunIndex::insertAt(int t, int job)
-{
-    if (t < 0) {
-        m_left[size_t(job)] = m_right[size_t(job)] = -1;
-        pull(job);
-        return job;
-    }
-    // on the way down: the subtree gains the job
-    const int64_t* u = useOf(job);
-    int64_t* s = &m_sum[size_t(t) * m_types];
-    for (size_t k = 0; k < m_types; ++k)
-        s[k] += u[k];
-    m_minHi[size_t(t)] = std::min(m_minHi[size_t(t)], m_hi[size_t(job)]);
-    m_maxHi[size_t(t)] = std::max(m_maxHi[size_t(t)], m_hi[size_t(job)]);
-    if (before(job, t)) {
-        m_left[size_t(t)] = insertAt(m_left[size_t(t)], job);
-        if (m_prio[size_t(m_left[size_t(t)])] > m_prio[size_t(t)])
-            return rotateUp(t, true);
-    } else {
-        m_right[size_t(t)] = insertAt(m_right[size_t(t)], job);
-        if (m_prio[size_t(m_right[size_t(t)])] > m_prio[size_t(t)])
-            return rotateUp(t, false);
-    }
-    return t;
-}
-
-int GittinsRunIndex::eraseAt(int t, int job)
-{
-    if (t < 0)
-        return t;
-    if (t == job) {
-        // rotated down below its higher-priority child until it has at most one
-        const int l = m_left[size_t(t)], r = m_right[size_t(t)];
-        if (l < 0)
-            return r;
-        if (r < 0)
-            return l;
-        const bool leftUp = m_prio[size_t(l)] > m_prio[size_t(r)];
-        const int c = leftUp ? l : r;
-        if (leftUp) {
-            m_left[size_t(t)] = m_right[size_t(c)];
-            m_right[size_t(c)] = eraseAt(t, job);
-        } else {
-            m_right[size_t(t)] = m_left[size_t(c)];
-            m_left[size_t(c)] = eraseAt(t, job);
+    const size_t n = m_low.size();
+    auto leaves = [&](size_t i) { return m_low[i] < lowLimit || m_high[i] >= highLimit; };
+    const size_t blockEnd = std::min(n, (from / kBlock + 1) * kBlock);
+    for (size_t i = from; i < blockEnd; ++i)
+        if (leaves(i))
+            return i;
+    if (blockEnd >= n)
+        return n;
+    // the first block after from's with a piece leaving the band, found in the tree over blocks
+    auto bad = [&](size_t node) { return m_treeMin[node] < lowLimit || m_treeMax[node] >= highLimit; };
+    size_t node = blockEnd / kBlock + m_treeSize;
+    for (;;) {
+        if (bad(node)) {
+            while (node < m_treeSize) {
+                node *= 2;
+                if (!bad(node))
+                    ++node;
+            }
+            break;
         }
-        pull(c);
-        return c;
+        while (node & 1)
+            node >>= 1;
+        if (node == 0)
+            return n;
+        ++node;
     }
-    if (before(job, t))
-        m_left[size_t(t)] = eraseAt(m_left[size_t(t)], job);
-    else
-        m_right[size_t(t)] = eraseAt(m_right[size_t(t)], job);
-    pull(t);
-    return t;
+    const size_t b = node - m_treeSize;
+    for (size_t i = b * kBlock; i < std::min(n, (b + 1) * kBlock); ++i)
+        if (leaves(i))
+            return i;
+    throw std::logic_error("GittinsRunIndex: a block's bounds disagree with its pieces");
 }
 
-void GittinsRunIndex::treeInsert(int q, int job)
+bool GittinsRunIndex::certify(int job, double level, double thetaCert)
 {
-    m_rand ^= m_rand << 13;
-    m_rand ^= m_rand >> 7;
-    m_rand ^= m_rand << 17;
-    m_prio[size_t(job)] = uint32_t(m_rand >> 32);
-    m_root[size_t(q)] = insertAt(m_root[size_t(q)], job);
-}
-
-void GittinsRunIndex::treeErase(int q, int job)
-{
-    m_root[size_t(q)] = eraseAt(m_root[size_t(q)], job);
-}
-
-void GittinsRunIndex::sumAbove(int q, double x, int64_t* out) const
-{
-    const size_t T = m_types;
-    int t = m_root[size_t(q)];
-    while (t >= 0) {
-        if (m_lo[size_t(t)] > x) {
-            const int64_t* u = useOf(t);
-            for (size_t k = 0; k < T; ++k)
-                out[k] += u[k];
-            if (const int r = m_right[size_t(t)]; r >= 0)
-                for (size_t k = 0; k < T; ++k)
-                    out[k] += m_sum[size_t(r) * T + k];
-            t = m_left[size_t(t)];
-        } else {
-            t = m_right[size_t(t)];
+    ++m_certs;
+    JobRec& r = m_jobs[size_t(job)];
+    const int c = cellOf(level);
+    // the band: [edge(c - 1), edge(c + 2)) and above thetaCert
+    const double lowLimit = std::max(edge(c - 1), std::nextafter(thetaCert, kInfIndex));
+    const double highLimit = edge(c + 2);
+    const double a = attained(job);
+    const size_t n = m_at.size();
+    r.piece = upperFrom(m_at, a, r.piece);
+    // the rest of the current piece: the index rises from its value now to at most its limit at the piece's end
+    const auto [low, high] = m_table->boundsAt(a, r.piece < n ? m_at[r.piece] : a, GittinsTable::Hint {r.lo, r.hi});
+    if (low < lowLimit || high >= highLimit) {
+        r.retryAt = r.piece < n ? m_now + (m_at[r.piece] - a) / r.gpus : kInfIndex;
+        return false;
+    }
+    const size_t leave = firstLeaving(r.piece, lowLimit, highLimit);
+    Queue& q = m_queues[size_t(r.queue)];
+    detach(job);
+    cellPut(q, job, c);
+    r.state = kAbove;
+    r.due = false;
+    r.thetaCert = thetaCert;
+    ++r.stamp;
+    if (leave < n && r.gpus > 0) {
+        // valid while the attained service stays below the first piece leaving the band (margin for rounding)
+        const double until = m_at[leave];
+        const double margin = 1e-9 * (std::fabs(until) + r.gpus * (1.0 + std::fabs(m_now)));
+        m_expiry.push_back({m_now + (until - a - margin) / r.gpus, job, r.stamp});
+        std::push_heap(m_expiry.begin(), m_expiry.end(), std::greater<Expiry> {});
+        if (m_expiry.size() > 2 * size_t(m_count) + 64) {
+            // entries of renewed or stopped jobs are dropped now and then
+            m_expiry.erase(std::remove_if(m_expiry.begin(), m_expiry.end(),
+                                          [&](const Expiry& e) {
+                                              const JobRec& x = m_jobs[size_t(e.job)];
+                                              return x.state != kAbove || e.stamp != x.stamp;
+                                          }),
+                           m_expiry.end());
+            std::make_heap(m_expiry.begin(), m_expiry.end(), std::greater<Expiry> {});
         }
     }
+    return true;
 }
 
-void GittinsRunIndex::straddleFrom(int t, double x, std::vector<int>& out) const
+void GittinsRunIndex::classify(Queue& q, int job)
 {
-    while (t >= 0 && !(m_maxHi[size_t(t)] < x)) {
-        straddleFrom(m_left[size_t(t)], x, out);
-        if (m_lo[size_t(t)] > x)
-            return; // so is every L to the right
-        if (!(m_hi[size_t(t)] < x))
-            out.push_back(t);
-        t = m_right[size_t(t)];
+    JobRec& r = m_jobs[size_t(job)];
+    const double g = levelOf(job);
+    if (g > q.theta * (1 + kHyst)) {
+        const double cert = q.theta < 0 ? q.theta : std::min(q.theta * (1 + kRoom), g / (1 + kHyst));
+        if (certify(job, g, cert))
+            return;
+    }
+    if (r.state != kZone) {
+        detach(job);
+        zonePut(q, job);
     }
 }
 
-void GittinsRunIndex::straddling(int q, double x, std::vector<int>& out) const
+void GittinsRunIndex::raise(Queue& q, double theta)
 {
-    out.clear();
-    straddleFrom(m_root[size_t(q)], x, out);
-}
-
-int GittinsRunIndex::nextByLo(int q, double lo, int after) const
-{
-    int t = m_root[size_t(q)], best = -1;
-    while (t >= 0) {
-        if (m_lo[size_t(t)] > lo || (m_lo[size_t(t)] == lo && t > after)) {
-            best = t;
-            t = m_left[size_t(t)];
-        } else {
-            t = m_right[size_t(t)];
+    q.theta = theta;
+    // jobs above whose band may reach theta and whose certificate is against a lower level are examined again
+    const int top = std::min(kCells - 1, cellOf(theta) + 1);
+    for (int c = 0; c <= top; ++c)
+        for (const int j : q.cells[size_t(c)]) {
+            JobRec& r = m_jobs[size_t(j)];
+            if (r.thetaCert < theta && !r.due) {
+                r.due = true;
+                q.due.push_back(j);
+            }
         }
+}
+
+void GittinsRunIndex::noteAsked(Queue& q, double level)
+{
+    if (std::isfinite(level))
+        q.askedNow = std::max(q.askedNow, level);
+}
+
+void GittinsRunIndex::ready(int qi)
+{
+    Queue& q = m_queues[size_t(qi)];
+    if (q.ready == m_decision)
+        return;
+    q.ready = m_decision;
+    // theta follows the levels the walk needed at the last decisions that asked about this queue: up at once to
+    // kRoom above the last decision's (unless that is far above theta: a level asked now and then, answered by the
+    // cells), down once the recent ones all stay well below it
+    if (q.askedAt != 0 && q.askedNow >= 0) {
+        q.asked[q.askedNext] = q.askedNow;
+        q.askedNext = (q.askedNext + 1) % kAsked;
+        q.askedFill = std::min(kAsked, q.askedFill + 1);
+        const double last = q.askedNow;
+        double recent = -1, low4 = kInfIndex;
+        for (size_t i = 0; i < q.askedFill; ++i)
+            recent = std::max(recent, q.asked[i]);
+        for (size_t i = 0; i < std::min<size_t>(4, q.askedFill); ++i)
+            low4 = std::min(low4, q.asked[(q.askedNext + kAsked - 1 - i) % kAsked]);
+        if (last > q.theta && (q.theta <= 0 || last <= q.theta * (1 + kJump)))
+            raise(q, last * (1 + kRoom));
+        else if (q.askedFill >= 4 && low4 > q.theta * (1 + kJump))
+            raise(q, q.theta * (1 + kJump)); // far above, four times running: the walk moved, theta follows step by step
+        else if (recent * (1 + kRoom) * (1 + kSlack) < q.theta)
+            q.theta = recent * (1 + kRoom);
     }
-    return best;
+    q.askedAt = m_decision;
+    q.askedNow = -1;
+    // new jobs and expired certificates
+    for (size_t i = 0; i < q.due.size(); ++i) {
+        const int j = q.due[i];
+        JobRec& r = m_jobs[size_t(j)];
+        if (!r.due || r.queue != qi || r.state == kNone)
+            continue;
+        r.due = false;
+        classify(q, j);
+    }
+    q.due.clear();
+    // the zone, evaluated; jobs well above theta leave it
+    q.sorted.clear();
+    for (size_t i = 0; i < q.zone.size();) {
+        const int j = q.zone[i];
+        const Pos& p = exact(j);
+        const double g = -p.key[1];
+        const JobRec& r = m_jobs[size_t(j)];
+        if (g > q.theta * (1 + 2 * kHyst) && m_now >= r.retryAt) {
+            const double cert = q.theta < 0 ? q.theta : std::min(q.theta * (1 + kRoom), g / (1 + kHyst));
+            if (certify(j, g, cert))
+                continue; // (moved out: another job is at i now)
+        }
+        q.sorted.push_back(p);
+        ++i;
+    }
+    std::sort(q.sorted.begin(), q.sorted.end());
 }
 
 // ---------------------------------------------------------------- queries
 
-const GittinsRunIndex::Pos& GittinsRunIndex::exact(int job)
+template <class F> void GittinsRunIndex::forCells(const Queue& q, int c0, int c1, F f) const
 {
-    if (m_evalAt[size_t(job)] != m_decision) {
-        m_pos[size_t(job)] = {m_key(job), job};
-        m_evalAt[size_t(job)] = m_decision;
-        ++m_evals;
-    }
-    return m_pos[size_t(job)];
+    for (int c = std::max(0, c0); c <= std::min(kCells - 1, c1); ++c)
+        for (const int j : q.cells[size_t(c)])
+            f(j);
 }
-
 
 GittinsRunIndex::Pos GittinsRunIndex::last()
 {
-    refresh();
-    int q = int(m_root.size()) - 1;
-    while (q > 0 && m_root[size_t(q)] < 0)
-        --q;
-    // the last job's index is at most the least U, so its L is too
-    const double m = m_minHi[size_t(m_root[size_t(q)])];
+    int qi = int(m_queues.size()) - 1;
+    while (qi > 0 && m_queues[size_t(qi)].count == 0)
+        --qi;
+    ready(qi);
+    Queue& q = m_queues[size_t(qi)];
     Pos best {};
     bool have = false;
-    for (int j = nextByLo(q, -kInfIndex, -1); j >= 0 && m_lo[size_t(j)] <= m; j = nextByLo(q, m_lo[size_t(j)], j)) {
+    if (!q.sorted.empty()) {
+        best = q.sorted.back();
+        have = true;
+    }
+    // the lowest job above is in the lowest non-empty cell or the two after it (bands span three cells)
+    int c0 = 0;
+    while (c0 < kCells && q.cells[size_t(c0)].empty())
+        ++c0;
+    std::vector<int> cand;
+    forCells(q, c0, c0 + 2, [&](int j) { cand.push_back(j); });
+    for (const int j : cand) {
         const Pos& p = exact(j);
         if (!have || best < p)
             best = p;
@@ -476,34 +533,35 @@ GittinsRunIndex::Pos GittinsRunIndex::last()
 
 bool GittinsRunIndex::anyAfter(const Pos& p)
 {
-    const int queues = int(m_root.size());
-    const int q = int(p.key[0]);
-    for (int r = std::max(0, q + 1); r < queues; ++r)
-        if (m_root[size_t(r)] >= 0)
-            return true; // (a later queue: no bounds needed, so none renewed)
-    if (q < 0 || q >= queues || m_root[size_t(q)] < 0)
+    const int queues = int(m_queues.size());
+    const int qi = int(p.key[0]);
+    for (int r = std::max(0, qi + 1); r < queues; ++r)
+        if (m_queues[size_t(r)].count > 0)
+            return true; // (a later queue: nothing evaluated)
+    if (qi < 0 || qi >= queues || m_queues[size_t(qi)].count == 0)
         return false;
-    refresh();
-    // L > x: ahead of p; U < x: after it; the others are evaluated
+    ready(qi);
+    Queue& q = m_queues[size_t(qi)];
     const double x = -p.key[1];
-    if (m_minHi[size_t(m_root[size_t(q)])] < x)
+    noteAsked(q, x);
+    if (!q.sorted.empty() && p < q.sorted.back())
         return true;
-    straddling(q, x, m_strA);
-    bool after = false;
-    for (const int j : m_strA)
-        if (p < exact(j)) {
-            after = true;
-            break;
-        }
-    if (!after)
-        recheck(m_strA);
-    return after;
+    if (x <= q.theta)
+        return false; // every job above is ahead of p
+    const int cx = cellOf(x);
+    if (fenCount(q, 0, cx - 2) > 0)
+        return true; // certainly below x
+    m_seen.clear();
+    forCells(q, cx - 1, cx + 1, [&](int j) { m_seen.push_back(j); });
+    for (const int j : m_seen)
+        if (p < exact(j))
+            return true;
+    return false;
 }
 
 int GittinsRunIndex::firstNotFitting(const Pos* from, const Pos* to, int64_t* bud)
 {
-    refresh();
-    const int queues = int(m_root.size());
+    const int queues = int(m_queues.size());
     const int qa = from ? int(from->key[0]) : 0;
     const int qb = to ? int(to->key[0]) : queues - 1;
     const size_t T = m_types;
@@ -521,108 +579,136 @@ int GittinsRunIndex::firstNotFitting(const Pos* from, const Pos* to, int64_t* bu
                 m_cont.next = i + 1;
                 return m_cont.job;
             }
-            for (size_t t = 0; t < T; ++t)
-                bud[t] -= u[t];
+            holdingTake(u, bud, T);
         }
         first = m_cont.queue + 1;
     }
     m_cont.valid = false;
-    for (int q = first; q <= qb && q < queues; ++q) {
-        if (m_root[size_t(q)] < 0)
+    for (int qi = first; qi <= qb && qi < queues; ++qi) {
+        Queue& q = m_queues[size_t(qi)];
+        if (q.count == 0)
             continue;
-        const Pos* lo = from && q == qa ? from : nullptr;
-        const Pos* hi = to && q == qb ? to : nullptr;
+        const Pos* lo = from && qi == qa ? from : nullptr;
+        const Pos* hi = to && qi == qb ? to : nullptr;
         if (lo && hi && !(*lo < *hi))
             continue; // nothing between
         const double xf = lo ? -lo->key[1] : kInfIndex, xt = hi ? -hi->key[1] : -kInfIndex;
         auto inside = [&](const Pos& p) { return (!lo || *lo < p) && (!hi || p < *hi); };
-        // certainly inside: L > xt and U < xf, summed as (L > xt) - (L > xf) - (xt < L <= xf <= U); the jobs
-        // whose bounds straddle xt or xf are then added by their exact positions
         std::fill(acc.begin(), acc.end(), 0);
-        sumAbove(q, xt, acc.data());
-        m_strA.clear();
-        if (lo) {
-            std::fill(m_need.begin(), m_need.end(), 0);
-            sumAbove(q, xf, m_need.data());
-            for (size_t t = 0; t < T; ++t)
-                acc[t] -= m_need[t];
-            straddling(q, xf, m_strA);
-            for (const int j : m_strA)
-                if (m_lo[size_t(j)] > xt)
+        bool detail = lo || hi;
+        if (!detail) {
+            // the whole queue: its total, whatever the sets
+            std::copy(q.total.begin(), q.total.end(), acc.begin());
+            if (holdingFits(acc.data(), bud, T)) {
+                holdingTake(acc.data(), bud, T);
+                continue;
+            }
+        }
+        ready(qi);
+        if (lo)
+            noteAsked(q, xf);
+        if (hi)
+            noteAsked(q, xt);
+        // jobs above theta are certainly after `from` when from is at or below theta, and certainly before `to`
+        // when to is; else by their cells
+        const bool fromAbove = lo && xf > q.theta;
+        const bool toAbove = hi && xt > q.theta;
+        const bool aboveInside = !lo || fromAbove;
+        const int cf = fromAbove ? cellOf(xf) : kCells, ct = toAbove ? cellOf(xt) : -1;
+        if (detail) {
+            for (const Pos& p : q.sorted)
+                if (inside(p))
                     for (size_t t = 0; t < T; ++t)
-                        acc[t] -= useOf(j)[t];
-        }
-        std::vector<int>& lowStraddle = m_strB;
-        lowStraddle.clear();
-        if (hi) {
-            straddling(q, xt, lowStraddle);
-            for (const int j : lowStraddle)
-                m_mark[size_t(j)] = 1;
-        }
-        for (const int j : m_strA)
-            if (!m_mark[size_t(j)] && inside(exact(j)))
-                for (size_t t = 0; t < T; ++t)
-                    acc[t] += useOf(j)[t];
-        for (const int j : lowStraddle) {
-            m_mark[size_t(j)] = 0;
-            if (inside(exact(j)))
-                for (size_t t = 0; t < T; ++t)
-                    acc[t] += useOf(j)[t];
-        }
-        recheck(m_strA);
-        recheck(lowStraddle);
-        if (holdingFits(acc.data(), bud, T)) {
-            for (size_t t = 0; t < T; ++t)
-                bud[t] -= acc[t];
-            continue;
+                        acc[t] += useOf(p.job)[t];
+            if (aboveInside) {
+                fenRange(q, toAbove ? ct + 2 : 0, fromAbove ? cf - 2 : kCells - 1, acc.data());
+                // the cells whose bands hold xt or xf, by the jobs' exact positions
+                auto add = [&](int j) {
+                    if (inside(exact(j)))
+                        for (size_t t = 0; t < T; ++t)
+                            acc[t] += useOf(j)[t];
+                };
+                if (toAbove && fromAbove && cf - 1 <= ct + 1) {
+                    forCells(q, ct - 1, cf + 1, add);
+                } else {
+                    if (toAbove)
+                        forCells(q, ct - 1, ct + 1, add);
+                    if (fromAbove)
+                        forCells(q, cf - 1, cf + 1, add);
+                }
+            }
+            if (holdingFits(acc.data(), bud, T)) {
+                holdingTake(acc.data(), bud, T);
+                continue;
+            }
         }
         // Short of room: the stretch's lowest jobs, in exact order, until they hold the shortfall of every type
-        // (each job above them then fits). Jobs with L <= xt are among lowStraddle; the others are taken by L.
+        // (each job above them then fits). The zone is evaluated whole; jobs above theta are taken cell by cell
+        // from the bottom of the stretch up: once cells up to c are evaluated, every job inside with an index below
+        // edge(c) is at hand (an unevaluated one has its band, and so its index, at or above edge(c)).
         for (size_t t = 0; t < T; ++t)
             m_need[t] = std::max<int64_t>(0, acc[t] - bud[t]);
         std::vector<Pos>& bottom = m_bottom;
         bottom.clear();
-        for (const int j : lowStraddle)
-            if (inside(exact(j)))
-                bottom.push_back(exact(j));
-        int cur = hi ? nextByLo(q, xt, std::numeric_limits<int>::max()) : nextByLo(q, -kInfIndex, -1);
-        size_t batch = 16;
-        double y = -kInfIndex;
+        for (const Pos& p : q.sorted)
+            if (inside(p))
+                bottom.push_back(p);
+        double y = q.theta; // every job inside below y is at hand (jobs above have an index above theta)
         std::vector<int64_t>& held = m_held;
-        for (;;) {
-            for (size_t k = 0; k < batch && cur >= 0 && m_lo[size_t(cur)] <= xf; ++k) {
-                const Pos& p = exact(cur);
-                if (inside(p))
-                    bottom.push_back(p);
-                cur = nextByLo(q, m_lo[size_t(cur)], cur);
-            }
-            // every job inside with an index below y is in `bottom` (the others have L >= y)
-            y = cur >= 0 && m_lo[size_t(cur)] <= xf ? m_lo[size_t(cur)] : kInfIndex;
+        auto coveredBelow = [&](double level) {
             std::fill(held.begin(), held.end(), 0);
             for (const Pos& p : bottom)
-                if (-p.key[1] < y)
+                if (-p.key[1] < level)
                     for (size_t t = 0; t < T; ++t)
                         held[t] += useOf(p.job)[t];
-            bool covered = true;
             for (size_t t = 0; t < T; ++t)
-                covered = covered && held[t] >= m_need[t];
-            if (covered || y == kInfIndex)
-                break;
-            batch *= 2;
+                if (held[t] < m_need[t])
+                    return false;
+            return true;
+        };
+        const int cStart = toAbove ? ct - 1 : (q.theta >= 0 ? cellOf(q.theta) - 1 : 0);
+        const int cEnd = !aboveInside ? -1 : fromAbove ? cf + 1 : kCells - 1;
+        if (!aboveInside)
+            y = kInfIndex; // the zone holds every job inside
+        if (!coveredBelow(y)) {
+            for (int c = std::max(0, cStart); c <= cEnd; ++c) {
+                for (const int j : q.cells[size_t(c)])
+                    if (inside(exact(j)))
+                        bottom.push_back(m_pos[size_t(j)]);
+                y = c == cEnd ? kInfIndex : std::max(y, edge(c));
+                if (coveredBelow(y))
+                    break;
+            }
+            if (!std::isfinite(y))
+                coveredBelow(y);
         }
         bottom.erase(std::remove_if(bottom.begin(), bottom.end(), [&](const Pos& p) { return !(-p.key[1] < y); }), bottom.end());
         std::sort(bottom.begin(), bottom.end());
+        {
+            // the level the shortfall reached: the lowest jobs, up to the one that covers it (theta follows it)
+            std::fill(m_tmp.begin(), m_tmp.end(), 0);
+            double reach = -1;
+            for (size_t i = bottom.size(); i-- > 0;) {
+                reach = -bottom[i].key[1];
+                bool all = true;
+                for (size_t t = 0; t < T; ++t) {
+                    m_tmp[t] += useOf(bottom[i].job)[t];
+                    all = all && m_tmp[t] >= m_need[t];
+                }
+                if (all)
+                    break;
+            }
+            noteAsked(q, reach);
+        }
         for (size_t t = 0; t < T; ++t)
             bud[t] -= acc[t] - held[t];
         for (size_t i = 0; i < bottom.size(); ++i) {
-            const Pos& p = bottom[i];
-            const int64_t* u = useOf(p.job);
+            const int64_t* u = useOf(bottom[i].job);
             if (!holdingFits(u, bud, T)) {
-                m_cont = {true, m_version, p.job, to ? *to : Pos {}, to != nullptr, q, i + 1};
-                return p.job;
+                m_cont = {true, m_version, bottom[i].job, to ? *to : Pos {}, to != nullptr, qi, i + 1};
+                return bottom[i].job;
             }
-            for (size_t t = 0; t < T; ++t)
-                bud[t] -= u[t];
+            holdingTake(u, bud, T);
         }
         throw std::logic_error("GittinsRunIndex: a stretch that did not fit had no job that did not fit");
     }

@@ -3,38 +3,32 @@
 //
 // A running job's key is (queue, -index(attained service now), -submit, zone, seq). The index is evaluated at
 // the exact attained service, and over the trace's own job sizes it has a piece per sample (and per sample -
-// delta), with a jump at each: the order of the running jobs by index changes at almost every decision (tens
-// of thousands of pairs swap between two walks of a 20k-job run), so no sorted order is kept. Instead each
-// running job carries a certificate: bounds L <= index <= U valid until a given time, the minimum and maximum
-// of the index over the pieces its attained service goes through until then (within a piece the index rises,
-// so a piece's minimum is at its start and its supremum at its end; GittinsTable::pieceStarts).
+// delta), with a jump at each: the order of the running jobs by index changes at almost every decision, so no
+// sorted order of all of them is kept. What the walk needs is narrower. Under load the waiting jobs of a queue sit
+// just below a boundary level, the running jobs near it preempt and are preempted, and the walk's questions (the
+// running jobs between two positions; whether any runs behind a position; the lowest jobs of a stretch that does
+// not fit) are asked at levels near that boundary, now and then at a level far above it (a job that was preempted
+// for lack of room on one GPU type while far from the boundary). So per queue the running jobs are in one of two
+// sets around a level theta that follows the levels asked about:
+// - the zone: jobs whose index may be at most about theta, evaluated exactly at every decision that asks about
+//   the queue and kept sorted (tens of jobs);
+// - above: jobs certified to have an index above theta until a given time, and to stay within a band of three
+//   cells of a fixed geometric grid (16 cells per octave). They sit in their middle cell, with what the cells hold
+//   summed per GPU type in a Fenwick tree; a question at a level above theta evaluates the three cells whose bands
+//   hold it, and sums the cells certainly above or below it.
+// A certificate is made from the index's bounds over each piece of attained service (GittinsTable::pieceStarts;
+// within a piece the index rises, so a piece's minimum is at its start and its supremum at its end): it lasts
+// until the attained service reaches the first piece whose bounds leave the band. Certificates that expire are
+// renewed at the first question about their queue (a queue asked nothing, as the first queues are under load,
+// renews none). theta rises when the walk's questions or the lowest jobs it needs go above it in a quarter of the
+// recent decisions, and falls when they stay well below it; jobs cross between the sets with some hysteresis.
 //
-// The walk compares running jobs with waiting ones, whose index is fixed while they wait. So a certificate lasts
-// while the index stays in a band around its value now that keeps clear of the waiting jobs' indices of its queue
-// (those not within a few per cent of it): a job is then certainly ahead of or behind most waiting jobs. Per queue
-// the jobs sit in a treap by L that sums what they hold per GPU type and keeps the least and greatest U of each
-// subtree, so the walk's questions cost a logarithm plus the jobs whose certificate straddles the index asked
-// about (evaluated exactly, once per decision):
-// - the running jobs between two positions: those certainly between (by L and U) summed, the straddling ones
-//   checked one by one;
-// - when they do not all fit: the stretch's lowest jobs in exact order, evaluated from the lowest L up until
-//   they hold the shortfall (every job above them then fits), and walked one by one; the walk's next question,
-//   from the job that did not fit, goes on through them;
-// - whether any running job is behind a position (the walk's shortcut): the least U, then the straddling ones.
-// Expired certificates are renewed at the first question of a decision (a run whose queues stay empty asks none).
-// A waiting job that appears later inside a certificate leaves it valid; a job found straddling a waiting index
-// far from its own gets a new certificate at the next decision.
-//
-// Measured (bench, alibaba-scale, idle machine): 30k jobs 16.0 -> 6.2 s, 100k jobs 80.5 -> 47.6 s against the
-// lower-bound-only certificates before, the same decisions. Per contended decision at 100k, still tens of
-// certificates and a few hundred exact evaluations (most in the lowest-jobs search): the order of the ~4,000
-// running indices churns where preemptions happen, so 2D-Gittins is far from 10 s at 1M jobs (issue 20).
+// The walk's answers are exactly those of a sort of all running jobs by their keys now (tests/core/tst_scale's
+// oracle). Attained service is computed from the job's record here as PreemptiveScheduler::lasAttained computes it
+// (same expression, same operands), so the keys are bit for bit the scheduler's.
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
-#include <set>
-#include <utility>
 #include <vector>
 
 #include "policy/runindex.h"
@@ -47,65 +41,111 @@ class GittinsRunIndex {
 public:
     using Key = RunIndex::Key;
     using Pos = RunIndex::Pos;
-    /// The scheduler's key of a running job now.
-    using KeyFn = std::function<Key(int job)>;
-    /// Attained service now (GPU-seconds, as the index is evaluated) and its growth per second while running.
-    using ServiceFn = std::function<std::pair<double, double>(int job)>;
+    /// What a running job's attained service and key are made of, fixed while it runs: attained service at time
+    /// t is gpus * ((executed + max(0, t - lastStart)) - exec0) (PreemptiveScheduler::lasAttained).
+    struct Service {
+        double gpus = 1;
+        double executed = 0;
+        double lastStart = 0;
+        double exec0 = 0;
+        double submit = 0;
+    };
 
     /// `use`: what each running job holds per type (job * types + type), read when a job is inserted.
     void reset(const GittinsTable& table, size_t jobs, size_t types, size_t queues, const std::vector<int64_t>* use);
-    /// How keys, service and holdings are read: bound by the scheduler at each decision, before anything else
-    /// here (so a copy of the scheduler reads its own state).
-    void bind(KeyFn key, ServiceFn service, const GittinsTable& table, const std::vector<int64_t>* use)
+    /// Where the index reads the table, holdings and the keys' last two parts (the scheduler's zone and sequence
+    /// per job): bound by the scheduler at each decision before anything else (a copy of the scheduler binds its
+    /// own state).
+    void bind(const GittinsTable& table, const std::vector<int64_t>* use, const std::vector<char>* zone, const std::vector<double>* seq)
     {
-        m_key = std::move(key);
-        m_service = std::move(service);
         m_table = &table;
         m_use = use;
+        m_zoneOf = zone;
+        m_seqOf = seq;
     }
-    /// The index of a waiting job of a queue, while it waits (certificates are made around these values).
-    void addWaiting(int queue, double index) { m_waiting[size_t(queue)].insert(index); }
-    void removeWaiting(int queue, double index);
-    /// At the start of a decision (before any query): the certificates that expired by `now` are renewed before
-    /// the first query.
+    /// At the start of a decision, before any question: certificates due by `now` are renewed at the first
+    /// question about their queue.
     void sync(double now);
-    void insert(int job, int queue, double now);
+    void insert(int job, int queue, double now, const Service& s);
     void erase(int job);
     void setQueue(int job, int queue);
-    bool contains(int job) const { return m_queue[size_t(job)] >= 0; }
+    bool contains(int job) const { return m_jobs[size_t(job)].state != kNone; }
     bool empty() const { return m_count == 0; }
     /// The largest position now; only when not empty (tests: the walk asks anyAfter).
     Pos last();
     /// Whether a running job is now at a position after `p` (the same as `p < last()`).
     bool anyAfter(const Pos& p);
-    /// As RunIndex::firstNotFitting, positions read now.
+    /// The running jobs after *from (all when null) and before *to (to the end when null) in order, each kept while
+    /// what it holds fits in `bud` (subtracted): the first that does not fit, with every job before it subtracted,
+    /// or -1 when all fit (all subtracted). As RunIndex::firstNotFitting, positions read now.
     int firstNotFitting(const Pos* from, const Pos* to, int64_t* bud);
     Key keyNow(int job) { return exact(job).key; }
-    /// Jobs evaluated exactly and certificates made so far (tests, tuning).
+    /// Jobs evaluated exactly, certificates made, and the zone level of a queue (tests, tuning).
     uint64_t evaluations() const { return m_evals; }
     uint64_t certificates() const { return m_certs; }
+    double zoneLevel(int queue) const { return m_queues[size_t(queue)].theta; }
 
 private:
+    enum State : uint8_t { kNone, kNew, kAbove, kZone };
+    struct JobRec {
+        double gpus = 1, executed = 0, lastStart = 0, exec0 = 0, submit = 0;
+        double thetaCert = 0; // above: index certified above this until the expiry
+        double retryAt = 0;   // zone: no certificate is tried before this time (the current piece is too wide)
+        size_t lo = 0, hi = 0; // the table's search hints (GittinsTable::Hint)
+        size_t piece = 0;      // first piece start after the attained service, as last found
+        int queue = -1;
+        int cell = -1;   // above: middle cell of the band
+        int slot = -1;   // place in its cell's list or in the zone list
+        uint32_t stamp = 0; // bumped when its certificate changes (stale heap entries)
+        uint32_t evalAt = 0; // decision of m_pos
+        State state = kNone;
+        bool due = false; // above: certificate expired (or theta rose past it), on the queue's due list
+    };
+    struct Queue {
+        double theta = -1; // < 0: no zone (an index is never negative)
+        std::vector<int> zone;
+        std::vector<int64_t> zoneSum, newSum, total; // what the zone, the new jobs and all hold
+        std::vector<std::vector<int>> cells;
+        std::vector<int64_t> fen; // Fenwick over cells: per cell (types + 1) values, holdings then the count
+        std::vector<int> due;     // new jobs and expired certificates, classified at the first question
+        std::vector<Pos> sorted;  // the zone's positions, sorted, at decision `ready`
+        uint32_t ready = 0;
+        int count = 0;
+        // the levels asked about: the highest of each recent decision that asked about this queue
+        std::array<double, 8> asked {};
+        size_t askedNext = 0, askedFill = 0;
+        double askedNow = -1;
+        uint32_t askedAt = 0;
+    };
+
     const GittinsTable* m_table = nullptr;
-    size_t m_types = 0;
-    KeyFn m_key;
-    ServiceFn m_service;
     const std::vector<int64_t>* m_use = nullptr;
+    const std::vector<char>* m_zoneOf = nullptr;
+    const std::vector<double>* m_seqOf = nullptr;
+    size_t m_types = 0;
     int m_count = 0;
     uint64_t m_evals = 0, m_certs = 0;
+    double m_now = 0;
+    uint32_t m_decision = 1;
+    uint64_t m_version = 0; // bumped by every change of the jobs or of the decision
 
-    // piece starts of the index, bounds of it from each to the next, with range minimum / maximum
+    std::vector<JobRec> m_jobs;
+    std::vector<Pos> m_pos; // exact positions, per job, valid while JobRec::evalAt is the decision
+    std::vector<Queue> m_queues;
+
+    // piece starts of the index with bounds over each piece, and per block of kBlock pieces the least lower and
+    // greatest upper bound, in a segment tree over blocks (a certificate's end: the first piece leaving a band)
     std::vector<double> m_at, m_low, m_high;
-    std::vector<double> m_blockMin, m_blockMax; // sparse tables over blocks of kBlock entries: level * blocks + block
-    size_t m_blocks = 0;
     static constexpr size_t kBlock = 32;
-    double rangeMin(size_t i, size_t j) const; // min of m_low[i..j), +inf when empty
-    double rangeMax(size_t i, size_t j) const; // max of m_high[i..j), -inf when empty
+    size_t m_blocks = 0, m_treeSize = 1;
+    std::vector<double> m_treeMin, m_treeMax;
+    size_t firstLeaving(size_t from, double lowLimit, double highLimit) const;
 
-    std::vector<std::multiset<double>> m_waiting; // per queue: the indices of its waiting jobs
-    std::vector<int> m_queue;                     // per job: its queue, -1 = not running here
-    std::vector<double> m_lo, m_hi;               // per job: its certificate's bounds
-    std::vector<uint32_t> m_stamp;                // per job: bumped when its certificate changes (stale heap entries)
+    // the grid: cell(x) from x's bits (16 cells per octave), cells 0 and kCells - 1 open-ended
+    static constexpr int kCells = 1120;
+    static int cellOf(double x);
+    static double edge(int c); // least level of cell c (c <= 0: -inf ... as needed; c >= kCells: +inf)
+
     struct Expiry {
         double at;
         int job;
@@ -113,47 +153,35 @@ private:
         bool operator>(const Expiry& o) const { return at != o.at ? at > o.at : job > o.job; }
     };
     std::vector<Expiry> m_expiry; // min-heap
-    std::vector<int> m_renew;      // to renew at the next decision (besides the expired ones)
-    std::vector<char> m_recert;    // per job: on m_renew
-    void recheck(const std::vector<int>& jobs);
-    void certify(int job, double now);
-    double m_now = 0;
-    bool m_fresh = true; // the certificates due at this decision are renewed
-    void refresh();
+    static constexpr size_t kAsked = 8;
 
-    // per queue a treap of its jobs by (L, job); node = job
-    std::vector<int> m_root;
-    std::vector<int> m_left, m_right;
-    std::vector<uint32_t> m_prio;
-    std::vector<double> m_minHi, m_maxHi; // per subtree: least and greatest U
-    std::vector<int64_t> m_sum;           // per subtree and type: what its jobs hold
-    std::vector<int64_t> m_zero;          // (an empty subtree's)
-    uint64_t m_rand = 0x2545F4914F6CDD1DULL;
-    bool before(int a, int b) const { return m_lo[size_t(a)] < m_lo[size_t(b)] || (m_lo[size_t(a)] == m_lo[size_t(b)] && a < b); }
-    void pull(int n);
-    int rotateUp(int t, bool leftChild); // the child becomes the subtree's root
-    int insertAt(int t, int job);
-    int eraseAt(int t, int job);
-    void treeInsert(int q, int job);
-    void treeErase(int q, int job);
-    /// Adds to `out` what the jobs with L > x hold.
-    void sumAbove(int q, double x, int64_t* out) const;
-    /// The jobs with L <= x <= U.
-    void straddling(int q, double x, std::vector<int>& out) const;
-    void straddleFrom(int t, double x, std::vector<int>& out) const;
-    /// The first job after (L, after) by (L, job), -1 = none.
-    int nextByLo(int q, double lo, int after) const;
-
-    // exact positions, evaluated once per decision
-    uint32_t m_decision = 0;
-    std::vector<uint32_t> m_evalAt;
-    std::vector<Pos> m_pos;
+    const int64_t* useOf(int job) const { return &(*m_use)[size_t(job) * m_types]; }
+    double attained(int job) const;
     const Pos& exact(int job);
-    std::vector<int> m_strA, m_strB, m_mark;
+    double levelOf(int job) { return -exact(job).key[1]; }
+
+    void fenAdd(Queue& q, int cell, const int64_t* use, int64_t sign);
+    void fenRange(const Queue& q, int c0, int c1, int64_t* out) const; // adds cells [c0, c1]
+    int64_t fenCount(const Queue& q, int c0, int c1) const;
+    void cellPut(Queue& q, int job, int cell);
+    void cellTake(Queue& q, int job);
+    void zonePut(Queue& q, int job);
+    void zoneTake(Queue& q, int job);
+    void detach(int job); // out of its set (holdings and lists), state kept for the caller
+    /// Above with a certificate against `thetaCert` (< the index now); false when the current piece alone leaves
+    /// any band (then the job stays in the zone).
+    bool certify(int job, double level, double thetaCert);
+    void classify(Queue& q, int job);
+    void ready(int qi);
+    void raise(Queue& q, double theta);
+    void noteAsked(Queue& q, double level);
+    template <class F> void forCells(const Queue& q, int c0, int c1, F f) const;
+
     std::vector<Pos> m_bottom;
+    std::vector<int64_t> m_acc, m_need, m_held, m_tmp;
+    std::vector<int> m_seen;
     // where the last firstNotFitting stopped inside m_bottom, to go on from there at the next call (the walk asks
     // again from the job it returned, up to the same position)
-    uint64_t m_version = 0; // bumped by every change of the jobs or of the decision
     struct Continuation {
         bool valid = false;
         uint64_t version = 0;
@@ -163,8 +191,6 @@ private:
         int queue = 0;
         size_t next = 0;
     } m_cont;
-    std::vector<int64_t> m_acc, m_need, m_held;
-    const int64_t* useOf(int job) const { return &(*m_use)[size_t(job) * m_types]; }
 };
 
 } // namespace ss

@@ -148,6 +148,13 @@ double PreemptiveScheduler::lasAttained(const SchedContext& ctx, int j) const
     return ctx.job(j).gpus * (ctx.rt(j).executedAt(ctx.now()) - m_exec0[size_t(j)]);
 }
 
+GittinsRunIndex::Service PreemptiveScheduler::gittinsService(const SchedContext& ctx, int j) const
+{
+    // what lasAttained reads, fixed while the job runs
+    const JobRuntime& r = ctx.rt(j);
+    return {ctx.job(j).gpus, r.executed, r.lastStart, m_exec0[size_t(j)], ctx.job(j).submit};
+}
+
 PreemptiveScheduler::Key PreemptiveScheduler::keyFor(const SchedContext& ctx, int j) const
 {
     const bool running = ctx.rt(j).status == JobStatus::Running;
@@ -183,8 +190,6 @@ void PreemptiveScheduler::enqueue(const SchedContext& ctx, int j)
     m_buckets[size_t(it->second)].items.insert(item);
     m_jobBucket[size_t(j)] = it->second;
     m_jobItem[size_t(j)] = item;
-    if (m_order == PreemptOrder::Gittins)
-        m_gidx.addWaiting(int(item.key[0]), -item.key[1]);
 }
 
 void PreemptiveScheduler::removePending(int j)
@@ -194,8 +199,6 @@ void PreemptiveScheduler::removePending(int j)
         return;
     m_buckets[size_t(b)].items.erase(m_jobItem[size_t(j)]);
     m_jobBucket[size_t(j)] = -1;
-    if (m_order == PreemptOrder::Gittins)
-        m_gidx.removeWaiting(int(m_jobItem[size_t(j)].key[0]), -m_jobItem[size_t(j)].key[1]);
 }
 
 void PreemptiveScheduler::account(int job, const std::vector<GpuSlot>& slots, int sign)
@@ -458,10 +461,7 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
     if (m_order == PreemptOrder::Srtf)
         m_srtf.sync(ctx);
     if (m_order == PreemptOrder::Gittins) {
-        m_ctx = &ctx;
-        m_gidx.bind([this](int j) { return keyFor(*m_ctx, j); },
-                    [this](int j) { return std::make_pair(lasAttained(*m_ctx, j), double(m_ctx->job(j).gpus)); },
-                    m_gittins, &m_use);
+        m_gidx.bind(m_gittins, &m_use, &m_zone, &m_seq);
         m_gidx.sync(now);
     }
     for (int j : m_adopt) // running from the start state: held, and in the running order, from now on
@@ -477,7 +477,7 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
             else if (m_order == PreemptOrder::Las)
                 runInsert(j, keyFor(ctx, j));
             else
-                m_gidx.insert(j, m_q[size_t(j)], now);
+                m_gidx.insert(j, m_q[size_t(j)], now, gittinsService(ctx, j));
         }
     m_adopt.clear();
     if (las) {
@@ -675,7 +675,7 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
         if (srtf)
             m_srtf.insert(ctx, j);
         else if (gittins)
-            m_gidx.insert(j, m_q[size_t(j)], now);
+            m_gidx.insert(j, m_q[size_t(j)], now, gittinsService(ctx, j));
         else if (m_zone[size_t(j)] != 1)
             runInsert(j, w.first); // (a job joining the running zone goes in once, with its key after joining)
     }

@@ -45,8 +45,8 @@ public:
     /// for rounding).
     void pieceStarts(std::vector<double>& at, std::vector<double>& low, std::vector<double>& high) const;
     /// Lower and upper bounds of the index from `attained` up to `end`, both inside one piece (end: the next piece
-    /// start), allowing for rounding.
-    std::pair<double, double> boundsTo(double attained, double end) const;
+    /// start), allowing for rounding; `hint` as index(attained, hint) left it.
+    std::pair<double, double> boundsAt(double attained, double end, const Hint& hint) const;
 
 private:
     std::vector<double> m_sizes;  // sorted
@@ -117,7 +117,6 @@ private:
     bool m_gittinsFromTrace = true;
     double m_gittinsDelta = 3250;
     const Trace* m_trace = nullptr;
-    const SchedContext* m_ctx = nullptr; // the decision under way (GittinsRunIndex reads keys through it)
 
     size_t m_scan = 0;
     std::vector<int> m_reenter, m_adopt;
@@ -185,6 +184,7 @@ private:
 
     Key keyFor(const SchedContext& ctx, int j) const;
     double lasAttained(const SchedContext& ctx, int j) const;
+    GittinsRunIndex::Service gittinsService(const SchedContext& ctx, int j) const;
     void enqueue(const SchedContext& ctx, int j);
     void removePending(int j);
     void demoteRunning(const SchedContext& ctx);

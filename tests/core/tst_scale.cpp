@@ -295,10 +295,9 @@ private Q_SLOTS:
     {
         // 2D-Gittins keys (queue, -index(attained now), -submit, zone, seq) over a size distribution with gaps
         // wider than delta (index 0 there) and many equal sizes; attained service grows at each job's GPU count.
-        // At every decision, last() and firstNotFitting() must equal a sort by the exact keys and a plain walk,
-        // for positions from the whole range of indexes (waiting jobs) and from running jobs (preempted ones),
-        // while jobs start, stop and change queue, and the waiting jobs' top index (what certificates are made
-        // to stay above) moves.
+        // At every decision, last(), anyAfter() and firstNotFitting() must equal a sort by the exact keys and a
+        // plain walk, for positions from the whole range of indexes (waiting jobs) and from running jobs (preempted
+        // ones), while jobs start, stop and change queue, and the levels asked about (what the zone follows) move.
         std::mt19937_64 rng(7);
         std::vector<double> sizes;
         for (int i = 0; i < 400; ++i)
@@ -307,57 +306,60 @@ private Q_SLOTS:
             sizes.push_back(double(20000 + 9000 * (rng() % 40)));
         const GittinsTable table(sizes, 3250);
         const size_t T = 2, N = 200, Q = 3;
-        std::vector<double> base(N), since(N), gpus(N), submit(N), zone(N), seq(N);
+        std::vector<GittinsRunIndex::Service> svc(N);
+        std::vector<char> zone(N);
+        std::vector<double> seq(N);
         std::vector<int> queue(N, -1);
         std::vector<int64_t> use(N * T);
         double now = 0;
-        auto attained = [&](int j) { return base[size_t(j)] + gpus[size_t(j)] * (now - since[size_t(j)]); };
+        // as PreemptiveScheduler::lasAttained
+        auto attained = [&](int j) {
+            const auto& s = svc[size_t(j)];
+            return s.gpus * ((s.executed + std::max(0.0, now - s.lastStart)) - s.exec0);
+        };
         auto key = [&](int j) {
-            return RunIndex::Key {double(queue[size_t(j)]), -table.index(attained(j)), -submit[size_t(j)], zone[size_t(j)],
-                                  seq[size_t(j)]};
+            return RunIndex::Key {double(queue[size_t(j)]), -table.index(attained(j)), -svc[size_t(j)].submit,
+                                  double(zone[size_t(j)]), seq[size_t(j)]};
         };
         GittinsRunIndex idx;
         idx.reset(table, N, T, Q, &use);
-        idx.bind(key, [&](int j) { return std::make_pair(attained(j), gpus[size_t(j)]); }, table, &use);
-        std::vector<std::vector<double>> waiting(Q); // indices of waiting jobs, per queue
+        idx.bind(table, &use, &zone, &seq);
         const double gpuChoices[] = {1, 2, 4, 8, 0.5};
+        // the walk's levels drift (the zone follows them), with now and then one far off
+        double focus = table.index(double(rng() % 30000));
+        auto level = [&] {
+            if (rng() % 8 == 0)
+                return rng() % 5 == 0 ? 0.0 : table.index(double(rng() % 40000));
+            return focus * (0.9 + 0.2 * double(rng() % 1000) / 1000.0);
+        };
         for (int round = 0; round < 3000; ++round) {
             now += double(rng() % 400);
-            for (size_t q = 0; q < Q; ++q)
-                if (rng() % 2 == 0) {
-                    // waiting jobs come and go (certificates are made around their indices)
-                    auto& w = waiting[q];
-                    if (!w.empty() && rng() % 2 == 0) {
-                        const size_t k = rng() % w.size();
-                        idx.removeWaiting(int(q), w[k]);
-                        w.erase(w.begin() + long(k));
-                    } else {
-                        w.push_back(rng() % 5 == 0 ? 0.0 : table.index(double(rng() % 30000)));
-                        idx.addWaiting(int(q), w.back());
-                    }
-                }
+            if (rng() % 200 == 0)
+                focus = table.index(double(rng() % 30000));
             idx.sync(now);
             for (int k = 0; k < 3; ++k) {
                 const int j = int(rng() % N);
                 if (queue[size_t(j)] >= 0 && rng() % 3 == 0) {
                     idx.erase(j);
-                    base[size_t(j)] = attained(j);
+                    auto& s = svc[size_t(j)];
+                    s.executed += std::max(0.0, now - s.lastStart);
                     queue[size_t(j)] = -1;
                 } else if (queue[size_t(j)] >= 0 && rng() % 3 == 0) {
                     queue[size_t(j)] = int(rng() % Q);
                     idx.setQueue(j, queue[size_t(j)]);
                 } else if (queue[size_t(j)] < 0) {
+                    auto& s = svc[size_t(j)];
                     if (rng() % 4 == 0)
-                        base[size_t(j)] = double(rng() % 3) * 1000; // promoted: service counted again from 0
-                    since[size_t(j)] = now;
-                    gpus[size_t(j)] = gpuChoices[rng() % 5];
-                    submit[size_t(j)] = double(rng() % 50);
-                    zone[size_t(j)] = double(rng() % 2);
+                        s.exec0 = s.executed - double(rng() % 3) * 100; // promoted: service counted again from near 0
+                    s.lastStart = now;
+                    s.gpus = gpuChoices[rng() % 5];
+                    s.submit = double(rng() % 50);
+                    zone[size_t(j)] = char(rng() % 2);
                     seq[size_t(j)] = double(rng() % 1000);
                     use[size_t(j) * T] = int64_t(rng() % 3) * 1000;
                     use[size_t(j) * T + 1] = int64_t(rng() % 2) * 500;
                     queue[size_t(j)] = int(rng() % Q);
-                    idx.insert(j, queue[size_t(j)], now);
+                    idx.insert(j, queue[size_t(j)], now, s);
                 }
             }
             std::vector<RunIndex::Pos> order;
@@ -372,16 +374,15 @@ private Q_SLOTS:
                 const RunIndex::Pos& o = order[rng() % order.size()];
                 RunIndex::Pos p {o.key, rng() % 2 ? o.job : std::numeric_limits<int>::max()};
                 if (rng() % 2)
-                    p.key[1] = -table.index(double(rng() % 40000));
+                    p.key[1] = -level();
                 QCOMPARE(idx.anyAfter(p), p < order.back());
             }
             QCOMPARE(idx.last().job, order.back().job);
             for (int query = 0; query < 4; ++query) {
                 RunIndex::Pos from = order[rng() % order.size()];
                 if (rng() % 2)
-                    from = {{double(rng() % Q), -table.index(double(rng() % 40000)), 0, 0, 0}, std::numeric_limits<int>::max()};
-                const RunIndex::Pos to {{double(rng() % Q), -table.index(double(rng() % 40000)), -double(rng() % 50), 0, 0},
-                                        std::numeric_limits<int>::max()};
+                    from = {{double(rng() % Q), -level(), 0, 0, 0}, std::numeric_limits<int>::max()};
+                const RunIndex::Pos to {{double(rng() % Q), -level(), -double(rng() % 50), 0, 0}, std::numeric_limits<int>::max()};
                 bool useFrom = rng() % 2;
                 const bool useTo = rng() % 3 != 0;
                 std::array<int64_t, 2> bud {int64_t(rng() % 60000), int64_t(rng() % 30000)};
@@ -403,9 +404,11 @@ private Q_SLOTS:
                 }
             }
         }
-        // certificates were renewed as attained service moved on, and not every job was evaluated at every query
+        // certificates were renewed as attained service moved on, a zone formed, and not every job was evaluated
+        // at every query
         QVERIFY(idx.certificates() > 3000);
         QVERIFY(idx.evaluations() > 0);
+        QVERIFY(idx.zoneLevel(0) >= 0 || idx.zoneLevel(1) >= 0 || idx.zoneLevel(2) >= 0);
     }
 };
 
