@@ -491,7 +491,27 @@ void GittinsRunIndex::ready(int qi)
         q.sorted.push_back(p);
         ++i;
     }
-    std::sort(q.sorted.begin(), q.sorted.end());
+    // the zone is kept in last decision's order, so the positions are nearly sorted: an insertion sort, unless
+    // they moved a lot
+    std::vector<Pos>& v = q.sorted;
+    size_t moves = 0;
+    const size_t limit = 8 * v.size() + 64;
+    for (size_t i = 1; i < v.size() && moves <= limit; ++i) {
+        if (!(v[i] < v[i - 1]))
+            continue;
+        Pos x = v[i];
+        size_t k = i;
+        for (; k > 0 && x < v[k - 1]; --k)
+            v[k] = v[k - 1];
+        v[k] = x;
+        moves += i - k;
+    }
+    if (moves > limit)
+        std::sort(v.begin(), v.end());
+    for (size_t i = 0; i < v.size(); ++i) {
+        q.zone[i] = v[i].job;
+        m_jobs[size_t(v[i].job)].slot = int(i);
+    }
 }
 
 // ---------------------------------------------------------------- queries
