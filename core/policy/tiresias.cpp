@@ -110,7 +110,6 @@ void PreemptiveScheduler::reset(const SimSetup& setup)
     m_crossVer.assign(n, 0);
     m_crossLive = 0;
     m_crossAt.assign(n, std::numeric_limits<double>::quiet_NaN());
-    m_flag.assign(n, 0);
     m_minGpus = 1;
     for (const Job& j : setup.trace.jobs)
         if (j.gpus > 0)
@@ -331,15 +330,12 @@ void PreemptiveScheduler::demoteRunning(const SchedContext& ctx)
             m_demoted.push_back(j);
     });
     if (m_demoted.size() > 1) {
-        // jobs demoted together take their places in the engine's running-list order
-        for (int j : m_demoted)
-            m_flag[size_t(j)] = 1;
-        m_demoted.clear();
-        for (int j : ctx.runningJobs())
-            if (m_flag[size_t(j)]) {
-                m_flag[size_t(j)] = 0;
-                m_demoted.push_back(j);
-            }
+        // jobs demoted together take their places in the engine's running-list order (running jobs only, once)
+        m_demoted.erase(std::remove_if(m_demoted.begin(), m_demoted.end(), [&](int j) { return ctx.runningPosition(j) < 0; }),
+                        m_demoted.end());
+        std::sort(m_demoted.begin(), m_demoted.end(),
+                  [&](int a, int b) { return ctx.runningPosition(a) < ctx.runningPosition(b); });
+        m_demoted.erase(std::unique(m_demoted.begin(), m_demoted.end()), m_demoted.end());
     }
     for (int j : m_demoted) {
         const double a = lasAttained(ctx, j);

@@ -143,7 +143,6 @@ private:
     std::vector<int64_t> m_bud, m_budSave;
     std::vector<SortedChunks<PItem>::const_iterator> m_cur;
     std::vector<int> m_toStart, m_toPreempt, m_cand, m_demoted;
-    std::vector<char> m_flag;
     void account(int job, const std::vector<GpuSlot>& slots, int sign);
 
     // LAS only: running jobs ordered by their key, which changes only when this class changes q/zone/seq

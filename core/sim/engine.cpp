@@ -68,6 +68,7 @@ const Job& SchedContext::job(int j) const { return m_sim.m_trace.jobs[size_t(j)]
 const JobRuntime& SchedContext::rt(int j) const { return m_sim.m_rt[size_t(j)]; }
 int SchedContext::pendingCount() const { return m_sim.m_pending.size(); }
 const std::vector<int>& SchedContext::runningJobs() const { return m_sim.m_running; }
+int SchedContext::runningPosition(int job) const { return m_sim.m_runningPos[size_t(job)]; }
 Rng& SchedContext::rng() { return m_sim.m_policyRng; }
 
 const std::vector<int>& SchedContext::admittedLate() const { return m_sim.m_admittedLate; }

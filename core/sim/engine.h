@@ -187,6 +187,8 @@ public:
     /// Calls f(job) for each pending job in queue order; f returns false to stop early. No allocation.
     template <class F> void forEachPending(F f) const;
     const std::vector<int>& runningJobs() const;
+    /// Where a running job is in runningJobs() (-1 when it is not running).
+    int runningPosition(int job) const;
     /// Machine m failed or is draining (scenario events, what-if forks): nothing new may start on it; its free
     /// GPUs are held by kOfflineHolder.
     bool machineOffline(int m) const;
