@@ -27,25 +27,7 @@ double GittinsTable::index(double a) const
     return value(a, lo, hi);
 }
 
-size_t GittinsTable::upperFrom(double x, size_t from) const
-{
-    const size_t n = m_sizes.size();
-    from = std::min(from, n);
-    if (from < n && !(x < m_sizes[from])) {
-        // forward: gallop to a position past x, then search the last step
-        size_t step = 1, lo = from + 1, hi = from + 1;
-        while (hi < n && !(x < m_sizes[hi])) {
-            lo = hi + 1;
-            hi = std::min(n, hi + step);
-            step *= 2;
-        }
-        return size_t(std::upper_bound(m_sizes.begin() + long(std::min(lo, n)), m_sizes.begin() + long(std::min(hi, n)), x)
-                      - m_sizes.begin());
-    }
-    if (from > 0 && x < m_sizes[from - 1]) // back (attained service was reset): a plain search
-        return size_t(std::upper_bound(m_sizes.begin(), m_sizes.begin() + long(from), x) - m_sizes.begin());
-    return from;
-}
+size_t GittinsTable::upperFrom(double x, size_t from) const { return gallopUpperBound(m_sizes, x, from); }
 
 double GittinsTable::index(double a, Hint& h) const
 {

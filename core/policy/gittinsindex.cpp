@@ -26,9 +26,9 @@ constexpr int kSub = 4;
 constexpr int kLowExp = -30;
 constexpr int kBase = (1023 + kLowExp) << kSub;
 
-/// First position of `v` (sorted) holding a value > x, searching from `from` (galloping forward, or a plain search
-/// back when x went back: attained service reset by a promotion).
-size_t upperFrom(const std::vector<double>& v, double x, size_t from)
+} // namespace
+
+size_t gallopUpperBound(const std::vector<double>& v, double x, size_t from)
 {
     const size_t n = v.size();
     from = std::min(from, n);
@@ -45,7 +45,6 @@ size_t upperFrom(const std::vector<double>& v, double x, size_t from)
         return size_t(std::upper_bound(v.begin(), v.begin() + long(from), x) - v.begin());
     return from;
 }
-} // namespace
 
 int GittinsRunIndex::cellOf(double x)
 {
@@ -367,7 +366,7 @@ bool GittinsRunIndex::certify(int job, double level, double thetaCert)
     const double highLimit = edge(c + 2);
     const double a = attained(job);
     const size_t n = m_at.size();
-    r.piece = upperFrom(m_at, a, r.piece);
+    r.piece = gallopUpperBound(m_at, a, r.piece);
     // the rest of the current piece: the index rises from its value now to at most its limit at the piece's end
     const auto [low, high] = m_table->boundsAt(a, r.piece < n ? m_at[r.piece] : a, GittinsTable::Hint {r.lo, r.hi});
     if (low < lowLimit || high >= highLimit) {

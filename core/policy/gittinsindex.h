@@ -37,6 +37,10 @@ namespace ss {
 
 class GittinsTable;
 
+/// First position of `v` (sorted) holding a value > x, searching from `from`: galloping forward, or a plain search
+/// back when x went back (attained service reset by a promotion).
+size_t gallopUpperBound(const std::vector<double>& v, double x, size_t from);
+
 class GittinsRunIndex {
 public:
     using Key = RunIndex::Key;
