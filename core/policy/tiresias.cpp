@@ -110,6 +110,10 @@ void PreemptiveScheduler::reset(const SimSetup& setup)
     m_crossVer.assign(n, 0);
     m_crossLive = 0;
     m_crossAt.assign(n, std::numeric_limits<double>::quiet_NaN());
+    m_starve.clear();
+    m_starveVer.assign(n, 0);
+    m_starveIn.assign(n, 0);
+    m_starveLive = 0;
     m_minGpus = 1;
     for (const Job& j : setup.trace.jobs)
         if (j.gpus > 0)
@@ -189,6 +193,8 @@ void PreemptiveScheduler::enqueue(const SchedContext& ctx, int j)
     m_buckets[size_t(it->second)].items.insert(item);
     m_jobBucket[size_t(j)] = it->second;
     m_jobItem[size_t(j)] = item;
+    if (m_knob > 0)
+        starvePush(ctx, j);
 }
 
 void PreemptiveScheduler::removePending(int j)
@@ -198,6 +204,8 @@ void PreemptiveScheduler::removePending(int j)
         return;
     m_buckets[size_t(b)].items.erase(m_jobItem[size_t(j)]);
     m_jobBucket[size_t(j)] = -1;
+    if (m_knob > 0)
+        starveDrop(j);
 }
 
 void PreemptiveScheduler::account(int job, const std::vector<GpuSlot>& slots, int sign)
@@ -314,6 +322,64 @@ void PreemptiveScheduler::onJobStopped(int job, double, bool finished, const Job
         m_reenter.push_back(job);
 }
 
+void PreemptiveScheduler::starvePush(const SchedContext& ctx, int j)
+{
+    // what promoteStarved tests, fixed while the job waits: it is starved from about t0 + exec (1 + knob) on
+    starveDrop(j);
+    if (m_q[size_t(j)] == 0 || m_t0[size_t(j)] < 0)
+        return;
+    const double exec = ctx.rt(j).executedAt(ctx.now()) - m_exec0[size_t(j)];
+    if (exec <= 0)
+        return;
+    m_starve.push_back({m_t0[size_t(j)] + exec * (1 + m_knob), j, m_starveVer[size_t(j)]});
+    m_starveIn[size_t(j)] = 1;
+    std::push_heap(m_starve.begin(), m_starve.end(), [](const CrossEntry& a, const CrossEntry& b) { return crossAfter(a.t, a.job, b.t, b.job); });
+    ++m_starveLive;
+}
+
+void PreemptiveScheduler::starveDrop(int j)
+{
+    // the job's entry, if it has one, dies (its version moves on)
+    if (m_starveIn[size_t(j)]) {
+        m_starveIn[size_t(j)] = 0;
+        --m_starveLive;
+    }
+    ++m_starveVer[size_t(j)];
+}
+
+bool PreemptiveScheduler::starvePrune()
+{
+    if (m_starve.size() > 2 * m_starveLive + 64) {
+        m_starve.erase(std::remove_if(m_starve.begin(), m_starve.end(), [this](const CrossEntry& e) { return !starveLive(e); }),
+                       m_starve.end());
+        std::make_heap(m_starve.begin(), m_starve.end(), [](const CrossEntry& a, const CrossEntry& b) { return crossAfter(a.t, a.job, b.t, b.job); });
+    }
+    while (!m_starve.empty() && !starveLive(m_starve.front())) {
+        std::pop_heap(m_starve.begin(), m_starve.end(), [](const CrossEntry& a, const CrossEntry& b) { return crossAfter(a.t, a.job, b.t, b.job); });
+        m_starve.pop_back();
+    }
+    return !m_starve.empty();
+}
+
+template <class F> void PreemptiveScheduler::starveUpTo(double horizon, F f)
+{
+    if (!starvePrune())
+        return;
+    m_crossStack.clear();
+    m_crossStack.push_back(0);
+    while (!m_crossStack.empty()) {
+        const size_t i = m_crossStack.back();
+        m_crossStack.pop_back();
+        const CrossEntry e = m_starve[i];
+        if (!(e.t <= horizon))
+            continue;
+        if (starveLive(e))
+            f(e.job);
+        for (size_t c = 2 * i + 1; c <= 2 * i + 2 && c < m_starve.size(); ++c)
+            m_crossStack.push_back(c);
+    }
+}
+
 void PreemptiveScheduler::demoteRunning(const SchedContext& ctx)
 {
     const int K = int(m_thr.size()) + 1;
@@ -361,18 +427,17 @@ void PreemptiveScheduler::demoteRunning(const SchedContext& ctx)
 void PreemptiveScheduler::promoteStarved(const SchedContext& ctx)
 {
     std::vector<int> promote;
-    for (const Bucket& b : m_buckets)
-        for (const PItem& it : b.items) {
-            const int j = it.job;
-            if (m_q[size_t(j)] == 0 || m_t0[size_t(j)] < 0)
-                continue;
-            const double exec = ctx.rt(j).executedAt(ctx.now()) - m_exec0[size_t(j)];
-            if (exec <= 0)
-                continue;
-            const double waited = ctx.now() - m_t0[size_t(j)] - exec;
-            if (waited >= exec * m_knob - 1e-9 * std::max(1.0, exec * m_knob))
-                promote.push_back(j);
-        }
+    // only jobs starved by about now can be (the heap's times are the test's, rearranged); the test is exact
+    starveUpTo(ctx.now() + starveMargin(ctx.now()), [&](int j) {
+        if (m_q[size_t(j)] == 0 || m_t0[size_t(j)] < 0)
+            return;
+        const double exec = ctx.rt(j).executedAt(ctx.now()) - m_exec0[size_t(j)];
+        if (exec <= 0)
+            return;
+        const double waited = ctx.now() - m_t0[size_t(j)] - exec;
+        if (waited >= exec * m_knob - 1e-9 * std::max(1.0, exec * m_knob))
+            promote.push_back(j);
+    });
     std::sort(promote.begin(), promote.end(), [&](int a, int b) { return m_jobItem[size_t(a)] < m_jobItem[size_t(b)]; });
     for (int j : promote) {
         removePending(j);
@@ -412,17 +477,17 @@ void PreemptiveScheduler::requestWake(SchedContext& ctx)
             t = std::min(t, now + (m_thr[size_t(m_q[size_t(j)])] - lasAttained(ctx, j)) / ctx.job(j).gpus);
         });
     }
-    if (m_knob > 0)
-        for (const Bucket& b : m_buckets)
-            for (const PItem& it : b.items) {
-                const int j = it.job;
-                if (m_q[size_t(j)] == 0 || m_t0[size_t(j)] < 0)
-                    continue;
-                const double exec = ctx.rt(j).executedAt(now) - m_exec0[size_t(j)];
-                if (exec <= 0)
-                    continue;
-                t = std::min(t, now + exec * m_knob - (now - m_t0[size_t(j)] - exec));
-            }
+    // the earliest starvation among waiting jobs: its exact time as computed now is within the margin of the
+    // heap's, so the minimum is among the entries within twice the margin of the front
+    if (m_knob > 0 && starvePrune())
+        starveUpTo(m_starve.front().t + 2 * starveMargin(std::max(std::fabs(now), std::fabs(m_starve.front().t))), [&](int j) {
+            if (m_q[size_t(j)] == 0 || m_t0[size_t(j)] < 0)
+                return;
+            const double exec = ctx.rt(j).executedAt(now) - m_exec0[size_t(j)];
+            if (exec <= 0)
+                return;
+            t = std::min(t, now + exec * m_knob - (now - m_t0[size_t(j)] - exec));
+        });
     if (std::isfinite(t) && t > now && !(m_lastWake > now && m_lastWake == t)) {
         ctx.wakeAt(t);
         m_lastWake = t;

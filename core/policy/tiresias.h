@@ -3,6 +3,7 @@
 // combined with a placement. Semantics follow SymbioticLab/Tiresias simulator/run_sim.py (dlas_sim_jobs);
 // see tiresias.cpp for what was matched and where we differ.
 #include <array>
+#include <cmath>
 #include <map>
 #include <set>
 #include <string>
@@ -178,6 +179,20 @@ private:
     template <class F> void crossUpTo(double horizon, F f);
     double m_minGpus = 1;
     double crossMargin(double now) const;
+    // las.knob > 0: waiting jobs by the time they become starved (t0 + executed x (1 + knob), fixed while a job
+    // waits), so promotion and the wake-up look at the front only (they scanned every waiting job per decision).
+    // Lazy as m_cross: an entry is live while its version is its job's (bumped when the job joins or leaves the
+    // pending buckets).
+    std::vector<CrossEntry> m_starve;
+    std::vector<uint32_t> m_starveVer;
+    std::vector<char> m_starveIn; // has a live entry
+    size_t m_starveLive = 0;
+    bool starveLive(const CrossEntry& e) const { return m_starveVer[size_t(e.job)] == e.ver; }
+    void starvePush(const SchedContext& ctx, int j);
+    void starveDrop(int j);
+    bool starvePrune();
+    template <class F> void starveUpTo(double horizon, F f);
+    static double starveMargin(double now) { return 1e-6 * (1.0 + std::fabs(now)); }
     void crossSet(const SchedContext& ctx, int j);
     void crossErase(int j);
 
