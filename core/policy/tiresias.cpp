@@ -337,6 +337,28 @@ void PreemptiveScheduler::starvePush(const SchedContext& ctx, int j)
     ++m_starveLive;
 }
 
+bool PreemptiveScheduler::starvedNow(const SchedContext& ctx, int j) const
+{
+    if (m_q[size_t(j)] == 0 || m_t0[size_t(j)] < 0)
+        return false;
+    const double exec = ctx.rt(j).executedAt(ctx.now()) - m_exec0[size_t(j)];
+    if (exec <= 0)
+        return false;
+    const double waited = ctx.now() - m_t0[size_t(j)] - exec;
+    return waited >= exec * m_knob - 1e-9 * std::max(1.0, exec * m_knob);
+}
+
+double PreemptiveScheduler::starvedAt(const SchedContext& ctx, int j) const
+{
+    if (m_q[size_t(j)] == 0 || m_t0[size_t(j)] < 0)
+        return kInf;
+    const double now = ctx.now();
+    const double exec = ctx.rt(j).executedAt(now) - m_exec0[size_t(j)];
+    if (exec <= 0)
+        return kInf;
+    return now + exec * m_knob - (now - m_t0[size_t(j)] - exec);
+}
+
 void PreemptiveScheduler::starveDrop(int j)
 {
     // the job's entry, if it has one, dies (its version moves on)
@@ -429,16 +451,21 @@ void PreemptiveScheduler::promoteStarved(const SchedContext& ctx)
     std::vector<int> promote;
     // only jobs starved by about now can be (the heap's times are the test's, rearranged); the test is exact
     starveUpTo(ctx.now() + starveMargin(ctx.now()), [&](int j) {
-        if (m_q[size_t(j)] == 0 || m_t0[size_t(j)] < 0)
-            return;
-        const double exec = ctx.rt(j).executedAt(ctx.now()) - m_exec0[size_t(j)];
-        if (exec <= 0)
-            return;
-        const double waited = ctx.now() - m_t0[size_t(j)] - exec;
-        if (waited >= exec * m_knob - 1e-9 * std::max(1.0, exec * m_knob))
+        if (starvedNow(ctx, j))
             promote.push_back(j);
     });
     std::sort(promote.begin(), promote.end(), [&](int a, int b) { return m_jobItem[size_t(a)] < m_jobItem[size_t(b)]; });
+    if (ctx.config().checkInvariants) { // every waiting job tested, as before the heap
+        std::vector<int> all;
+        for (const Bucket& b : m_buckets)
+            for (const PItem& it : b.items)
+                if (starvedNow(ctx, it.job))
+                    all.push_back(it.job);
+        std::sort(all.begin(), all.end(), [&](int a, int b) { return m_jobItem[size_t(a)] < m_jobItem[size_t(b)]; });
+        if (all != promote)
+            throw std::logic_error(m_name + ": the starvation heap promoted " + std::to_string(promote.size())
+                                   + " jobs where " + std::to_string(all.size()) + " are starved at t=" + std::to_string(ctx.now()));
+    }
     for (int j : promote) {
         removePending(j);
         m_q[size_t(j)] = 0;
@@ -480,14 +507,16 @@ void PreemptiveScheduler::requestWake(SchedContext& ctx)
     // the earliest starvation among waiting jobs: its exact time as computed now is within the margin of the
     // heap's, so the minimum is among the entries within twice the margin of the front
     if (m_knob > 0 && starvePrune())
-        starveUpTo(m_starve.front().t + 2 * starveMargin(std::max(std::fabs(now), std::fabs(m_starve.front().t))), [&](int j) {
-            if (m_q[size_t(j)] == 0 || m_t0[size_t(j)] < 0)
-                return;
-            const double exec = ctx.rt(j).executedAt(now) - m_exec0[size_t(j)];
-            if (exec <= 0)
-                return;
-            t = std::min(t, now + exec * m_knob - (now - m_t0[size_t(j)] - exec));
-        });
+        starveUpTo(m_starve.front().t + 2 * starveMargin(std::max(std::fabs(now), std::fabs(m_starve.front().t))),
+                   [&](int j) { t = std::min(t, starvedAt(ctx, j)); });
+    if (m_knob > 0 && ctx.config().checkInvariants) { // the earliest over every waiting job, as before the heap
+        double all = kInf;
+        for (const Bucket& b : m_buckets)
+            for (const PItem& it : b.items)
+                all = std::min(all, starvedAt(ctx, it.job));
+        if (std::min(all, t) != t)
+            throw std::logic_error(m_name + ": the starvation heap missed the earliest promotion at t=" + std::to_string(now));
+    }
     if (std::isfinite(t) && t > now && !(m_lastWake > now && m_lastWake == t)) {
         ctx.wakeAt(t);
         m_lastWake = t;

@@ -193,6 +193,9 @@ private:
     bool starvePrune();
     template <class F> void starveUpTo(double horizon, F f);
     static double starveMargin(double now) { return 1e-6 * (1.0 + std::fabs(now)); }
+    /// Whether waiting job j is starved now (promoted), and when it will be as computed now (+inf: never).
+    bool starvedNow(const SchedContext& ctx, int j) const;
+    double starvedAt(const SchedContext& ctx, int j) const;
     void crossSet(const SchedContext& ctx, int j);
     void crossErase(int j);
 

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <random>
 
 #include "policy/registry.h"
 #include "policy/tiresias.h"
@@ -143,6 +144,29 @@ private Q_SLOTS:
         QCOMPARE(on.end[3], 520.0);
         QCOMPARE(on.end[0], 570.0);
         QCOMPARE(on.preemptions[0], 2);
+    }
+
+    void starvationHeapMatchesAScan()
+    {
+        // a contended random trace on 8 GPUs with the knob: under checkInvariants every decision also tests every
+        // waiting job for starvation and takes the earliest starvation time over all of them, and throws when the
+        // heap's promotions or wake-up differ
+        std::mt19937_64 rng(11);
+        std::vector<std::tuple<double, double, double>> jobs;
+        double at = 0;
+        for (int i = 0; i < 300; ++i) {
+            at += double(rng() % 60);
+            jobs.push_back({at, double(1 << (rng() % 3)), double(10 + rng() % 1500)});
+        }
+        const Trace t = makeTrace(jobs);
+        for (const char* policy : {"las+firstfit", "gittins+firstfit"})
+            for (const char* knob : {"0.3", "1", "4"}) {
+                const Times r = run(oneMachine(8), t, policy, {{"las.thresholds", "200,2000"}, {"las.knob", knob}});
+                int preempted = 0;
+                for (int p : r.preemptions)
+                    preempted += p;
+                QVERIFY2(preempted > 50, qPrintable(QStringLiteral("%1 knob %2: %3 preemptions").arg(QLatin1String(policy), QLatin1String(knob)).arg(preempted)));
+            }
     }
 
     void gittinsIndexOnKnownDistribution()
