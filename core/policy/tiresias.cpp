@@ -274,39 +274,53 @@ void PreemptiveScheduler::crossErase(int j)
     m_crossAt[size_t(j)] = std::numeric_limits<double>::quiet_NaN();
 }
 
-bool PreemptiveScheduler::crossPrune()
+namespace {
+// The lazy min-heaps of (time, job, version) entries (threshold crossings, starvation): an entry is live while
+// its version is its job's. Drops dead entries from the top, and all of them when they outnumber the live ones;
+// false when none is live.
+template <class E> bool lazyPrune(std::vector<E>& h, const std::vector<uint32_t>& ver, size_t live)
 {
-    const auto after = [](const CrossEntry& a, const CrossEntry& b) { return crossAfter(a.t, a.job, b.t, b.job); };
-    if (m_cross.size() > 2 * m_crossLive + 64) {
-        m_cross.erase(std::remove_if(m_cross.begin(), m_cross.end(), [this](const CrossEntry& e) { return !crossLive(e); }),
-                      m_cross.end());
-        std::make_heap(m_cross.begin(), m_cross.end(), after);
+    const auto after = [](const E& a, const E& b) { return crossAfter(a.t, a.job, b.t, b.job); };
+    const auto dead = [&](const E& e) { return ver[size_t(e.job)] != e.ver; };
+    if (h.size() > 2 * live + 64) {
+        h.erase(std::remove_if(h.begin(), h.end(), dead), h.end());
+        std::make_heap(h.begin(), h.end(), after);
     }
-    while (!m_cross.empty() && !crossLive(m_cross.front())) {
-        std::pop_heap(m_cross.begin(), m_cross.end(), after);
-        m_cross.pop_back();
+    while (!h.empty() && dead(h.front())) {
+        std::pop_heap(h.begin(), h.end(), after);
+        h.pop_back();
     }
-    return !m_cross.empty();
+    return !h.empty();
 }
+
+// f(job) for the live entries at or before `horizon`: a subtree at the top of the heap
+template <class E, class F>
+void lazyUpTo(const std::vector<E>& h, const std::vector<uint32_t>& ver, double horizon, std::vector<size_t>& stack, F f)
+{
+    if (h.empty())
+        return;
+    stack.clear();
+    stack.push_back(0);
+    while (!stack.empty()) {
+        const size_t i = stack.back();
+        stack.pop_back();
+        const E e = h[i];
+        if (!(e.t <= horizon))
+            continue;
+        if (ver[size_t(e.job)] == e.ver)
+            f(e.job);
+        for (size_t c = 2 * i + 1; c <= 2 * i + 2 && c < h.size(); ++c)
+            stack.push_back(c);
+    }
+}
+} // namespace
+
+bool PreemptiveScheduler::crossPrune() { return lazyPrune(m_cross, m_crossVer, m_crossLive); }
 
 template <class F> void PreemptiveScheduler::crossUpTo(double horizon, F f)
 {
-    // the entries at or before `horizon` are a subtree at the top of the heap
-    if (!crossPrune())
-        return;
-    m_crossStack.clear();
-    m_crossStack.push_back(0);
-    while (!m_crossStack.empty()) {
-        const size_t i = m_crossStack.back();
-        m_crossStack.pop_back();
-        const CrossEntry e = m_cross[i];
-        if (!(e.t <= horizon))
-            continue;
-        if (crossLive(e))
-            f(e.job);
-        for (size_t c = 2 * i + 1; c <= 2 * i + 2 && c < m_cross.size(); ++c)
-            m_crossStack.push_back(c);
-    }
+    if (crossPrune())
+        lazyUpTo(m_cross, m_crossVer, horizon, m_crossStack, f);
 }
 
 void PreemptiveScheduler::onJobStopped(int job, double, bool finished, const JobRuntime& rt)
@@ -369,37 +383,12 @@ void PreemptiveScheduler::starveDrop(int j)
     ++m_starveVer[size_t(j)];
 }
 
-bool PreemptiveScheduler::starvePrune()
-{
-    if (m_starve.size() > 2 * m_starveLive + 64) {
-        m_starve.erase(std::remove_if(m_starve.begin(), m_starve.end(), [this](const CrossEntry& e) { return !starveLive(e); }),
-                       m_starve.end());
-        std::make_heap(m_starve.begin(), m_starve.end(), [](const CrossEntry& a, const CrossEntry& b) { return crossAfter(a.t, a.job, b.t, b.job); });
-    }
-    while (!m_starve.empty() && !starveLive(m_starve.front())) {
-        std::pop_heap(m_starve.begin(), m_starve.end(), [](const CrossEntry& a, const CrossEntry& b) { return crossAfter(a.t, a.job, b.t, b.job); });
-        m_starve.pop_back();
-    }
-    return !m_starve.empty();
-}
+bool PreemptiveScheduler::starvePrune() { return lazyPrune(m_starve, m_starveVer, m_starveLive); }
 
 template <class F> void PreemptiveScheduler::starveUpTo(double horizon, F f)
 {
-    if (!starvePrune())
-        return;
-    m_crossStack.clear();
-    m_crossStack.push_back(0);
-    while (!m_crossStack.empty()) {
-        const size_t i = m_crossStack.back();
-        m_crossStack.pop_back();
-        const CrossEntry e = m_starve[i];
-        if (!(e.t <= horizon))
-            continue;
-        if (starveLive(e))
-            f(e.job);
-        for (size_t c = 2 * i + 1; c <= 2 * i + 2 && c < m_starve.size(); ++c)
-            m_crossStack.push_back(c);
-    }
+    if (starvePrune())
+        lazyUpTo(m_starve, m_starveVer, horizon, m_crossStack, f);
 }
 
 void PreemptiveScheduler::demoteRunning(const SchedContext& ctx)
