@@ -102,8 +102,6 @@ void GittinsRunIndex::reset(const GittinsTable& table, size_t jobs, size_t types
     m_pos.assign(jobs, Pos {});
     m_queues.assign(queues, Queue {});
     for (Queue& q : m_queues) {
-        q.zoneSum.assign(types, 0);
-        q.newSum.assign(types, 0);
         q.total.assign(types, 0);
         q.cells.assign(size_t(kCells), {});
         q.fen.assign(size_t(kCells + 1) * (types + 1), 0);
@@ -183,8 +181,6 @@ void GittinsRunIndex::zonePut(Queue& q, int job)
     JobRec& r = m_jobs[size_t(job)];
     r.slot = int(q.zone.size());
     q.zone.push_back(job);
-    for (size_t t = 0; t < m_types; ++t)
-        q.zoneSum[t] += useOf(job)[t];
     r.state = kZone;
 }
 
@@ -195,7 +191,6 @@ void GittinsRunIndex::zoneTake(Queue& q, int job)
     q.zone[size_t(r.slot)] = last;
     m_jobs[size_t(last)].slot = r.slot;
     q.zone.pop_back();
-    holdingTake(useOf(job), q.zoneSum.data(), m_types);
     r.slot = -1;
 }
 
@@ -204,7 +199,7 @@ void GittinsRunIndex::detach(int job)
     JobRec& r = m_jobs[size_t(job)];
     Queue& q = m_queues[size_t(r.queue)];
     switch (r.state) {
-    case kNew: holdingTake(useOf(job), q.newSum.data(), m_types); break;
+    case kNew: break;
     case kAbove: cellTake(q, job); break;
     case kZone: zoneTake(q, job); break;
     case kNone: break;
@@ -275,10 +270,8 @@ void GittinsRunIndex::insert(int job, int queue, double now, const Service& s)
     r.retryAt = 0;
     ++r.stamp;
     Queue& q = m_queues[size_t(queue)];
-    for (size_t t = 0; t < m_types; ++t) {
-        q.newSum[t] += useOf(job)[t];
+    for (size_t t = 0; t < m_types; ++t)
         q.total[t] += useOf(job)[t];
-    }
     q.due.push_back(job);
     if (q.due.size() > 2 * size_t(q.count) + 64) // (a queue asked nothing keeps its list short)
         q.due.erase(std::remove_if(q.due.begin(), q.due.end(),

@@ -108,7 +108,7 @@ private:
     struct Queue {
         double theta = -1; // < 0: no zone (an index is never negative)
         std::vector<int> zone;
-        std::vector<int64_t> zoneSum, newSum, total; // what the zone, the new jobs and all hold
+        std::vector<int64_t> total; // what all its running jobs hold
         std::vector<std::vector<int>> cells;
         std::vector<int64_t> fen; // Fenwick over cells: per cell (types + 1) values, holdings then the count
         std::vector<int> due;     // new jobs and expired certificates, classified at the first question

@@ -80,31 +80,23 @@ void RunIndex::addToPath(int64_t sign, int n)
     const Lane* u = use(n);
     for (size_t t = 0; t < m_types; ++t)
         m_total[t] += sign * u[t];
-    // a job holds one GPU type or a few: only those lanes change
-    size_t lane[8];
-    size_t k = 0;
-    for (size_t t = 0; t < m_types && k < 8; ++t)
-        if (u[t] != 0)
-            lane[k++] = t;
-    if (k == 8) { // many types held: every lane
-        for (int p : m_path) {
-            Lane* s = sum(p);
-            for (size_t t = 0; t < m_types; ++t)
-                s[t] += Lane(sign) * u[t];
+    // a job nearly always holds one GPU type: then only that lane changes
+    size_t held = 0, only = 0;
+    for (size_t t = 0; t < m_types; ++t)
+        if (u[t] != 0) {
+            ++held;
+            only = t;
         }
-        return;
-    }
-    if (k == 1) { // the usual case
-        const size_t t = lane[0];
-        const Lane d = Lane(sign) * u[t];
+    if (held == 1) {
+        const Lane d = Lane(sign) * u[only];
         for (int p : m_path)
-            sum(p)[t] += d;
+            sum(p)[only] += d;
         return;
     }
     for (int p : m_path) {
         Lane* s = sum(p);
-        for (size_t i = 0; i < k; ++i)
-            s[lane[i]] += Lane(sign) * u[lane[i]];
+        for (size_t t = 0; t < m_types; ++t)
+            s[t] += Lane(sign) * u[t];
     }
 }
 

@@ -340,9 +340,7 @@ void PreemptiveScheduler::starvePush(const SchedContext& ctx, int j)
 {
     // what promoteStarved tests, fixed while the job waits: it is starved from about t0 + exec (1 + knob) on
     starveDrop(j);
-    if (m_q[size_t(j)] == 0 || m_t0[size_t(j)] < 0)
-        return;
-    const double exec = ctx.rt(j).executedAt(ctx.now()) - m_exec0[size_t(j)];
+    const double exec = starveExec(ctx, j);
     if (exec <= 0)
         return;
     m_starve.push_back({m_t0[size_t(j)] + exec * (1 + m_knob), j, m_starveVer[size_t(j)]});
@@ -351,11 +349,16 @@ void PreemptiveScheduler::starvePush(const SchedContext& ctx, int j)
     ++m_starveLive;
 }
 
-bool PreemptiveScheduler::starvedNow(const SchedContext& ctx, int j) const
+double PreemptiveScheduler::starveExec(const SchedContext& ctx, int j) const
 {
     if (m_q[size_t(j)] == 0 || m_t0[size_t(j)] < 0)
-        return false;
-    const double exec = ctx.rt(j).executedAt(ctx.now()) - m_exec0[size_t(j)];
+        return -1;
+    return ctx.rt(j).executedAt(ctx.now()) - m_exec0[size_t(j)];
+}
+
+bool PreemptiveScheduler::starvedNow(const SchedContext& ctx, int j) const
+{
+    const double exec = starveExec(ctx, j);
     if (exec <= 0)
         return false;
     const double waited = ctx.now() - m_t0[size_t(j)] - exec;
@@ -364,10 +367,8 @@ bool PreemptiveScheduler::starvedNow(const SchedContext& ctx, int j) const
 
 double PreemptiveScheduler::starvedAt(const SchedContext& ctx, int j) const
 {
-    if (m_q[size_t(j)] == 0 || m_t0[size_t(j)] < 0)
-        return kInf;
     const double now = ctx.now();
-    const double exec = ctx.rt(j).executedAt(now) - m_exec0[size_t(j)];
+    const double exec = starveExec(ctx, j);
     if (exec <= 0)
         return kInf;
     return now + exec * m_knob - (now - m_t0[size_t(j)] - exec);

@@ -173,7 +173,6 @@ private:
     std::vector<size_t> m_crossStack;
     size_t m_crossLive = 0;
     std::vector<double> m_crossAt; // NaN = not in m_cross
-    bool crossLive(const CrossEntry& e) const { return m_crossVer[size_t(e.job)] == e.ver; }
     /// Drops dead entries from the top (and all of them when they outnumber the live ones); false when none is live.
     bool crossPrune();
     template <class F> void crossUpTo(double horizon, F f);
@@ -187,12 +186,13 @@ private:
     std::vector<uint32_t> m_starveVer;
     std::vector<char> m_starveIn; // has a live entry
     size_t m_starveLive = 0;
-    bool starveLive(const CrossEntry& e) const { return m_starveVer[size_t(e.job)] == e.ver; }
     void starvePush(const SchedContext& ctx, int j);
     void starveDrop(int j);
     bool starvePrune();
     template <class F> void starveUpTo(double horizon, F f);
     static double starveMargin(double now) { return 1e-6 * (1.0 + std::fabs(now)); }
+    /// What waiting job j has executed since its last promotion, when it can starve at all (else -1).
+    double starveExec(const SchedContext& ctx, int j) const;
     /// Whether waiting job j is starved now (promoted), and when it will be as computed now (+inf: never).
     bool starvedNow(const SchedContext& ctx, int j) const;
     double starvedAt(const SchedContext& ctx, int j) const;
