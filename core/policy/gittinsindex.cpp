@@ -18,6 +18,8 @@ constexpr double kInfIndex = std::numeric_limits<double>::infinity();
 // that far without re-examining it; theta is set kRoom above the levels the walk needs.
 constexpr double kHyst = 0.01;
 constexpr double kRoom = 0.03;
+/// The level a job at index g above theta is certified against: up to kRoom above theta, below g by the hysteresis.
+double certLevel(double theta, double g) { return theta < 0 ? theta : std::min(theta * (1 + kRoom), g / (1 + kHyst)); }
 // theta rises at once to a level up to kJump above it, and falls when the recent levels stay kSlack below it
 constexpr double kJump = 0.1;
 constexpr double kSlack = 0.1;
@@ -399,8 +401,7 @@ void GittinsRunIndex::classify(Queue& q, int job)
     JobRec& r = m_jobs[size_t(job)];
     const double g = levelOf(job);
     if (g > q.theta * (1 + kHyst)) {
-        const double cert = q.theta < 0 ? q.theta : std::min(q.theta * (1 + kRoom), g / (1 + kHyst));
-        if (certify(job, g, cert))
+        if (certify(job, g, certLevel(q.theta, g)))
             return;
     }
     if (r.state != kZone) {
@@ -476,8 +477,7 @@ void GittinsRunIndex::ready(int qi)
         const double g = -p.key[1];
         const JobRec& r = m_jobs[size_t(j)];
         if (g > q.theta * (1 + 2 * kHyst) && m_now >= r.retryAt) {
-            const double cert = q.theta < 0 ? q.theta : std::min(q.theta * (1 + kRoom), g / (1 + kHyst));
-            if (certify(j, g, cert))
+            if (certify(j, g, certLevel(q.theta, g)))
                 continue; // (moved out: another job is at i now)
         }
         q.sorted.push_back(p);
