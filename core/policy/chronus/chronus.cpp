@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 namespace ss::chronus {
@@ -276,7 +277,7 @@ double ChronusScheduler::emergence(const SchedContext& ctx, int j) const
 }
 
 std::vector<ChronusScheduler::Ranked> ChronusScheduler::rankWaiting(const SchedContext& ctx, const std::vector<int>& jobs,
-                                                                    double leaseLeft) const
+                                                                    double leaseLeft, bool sorted) const
 {
     const bool shortLease = m_p.leaseMinutes <= 30;
     std::vector<Ranked> out;
@@ -297,17 +298,21 @@ std::vector<ChronusScheduler::Ranked> ChronusScheduler::rankWaiting(const SchedC
         }
         out.push_back({j, tier, emergence(ctx, j)});
     }
-    std::sort(out.begin(), out.end(), [&](const Ranked& a, const Ranked& b) {
-        if (a.tier != b.tier)
-            return a.tier > b.tier;
-        if (a.emergence != b.emergence)
-            return a.emergence > b.emergence;
-        const double sa = ctx.job(a.job).submit, sb = ctx.job(b.job).submit;
-        if (sa != sb)
-            return sa < sb;
-        return a.job < b.job;
-    });
+    if (sorted)
+        std::sort(out.begin(), out.end(), [&](const Ranked& a, const Ranked& b) { return rankedBefore(ctx, a, b); });
     return out;
+}
+
+bool ChronusScheduler::rankedBefore(const SchedContext& ctx, const Ranked& a, const Ranked& b)
+{
+    if (a.tier != b.tier)
+        return a.tier > b.tier;
+    if (a.emergence != b.emergence)
+        return a.emergence > b.emergence;
+    const double sa = ctx.job(a.job).submit, sb = ctx.job(b.job).submit;
+    if (sa != sb)
+        return sa < sb;
+    return a.job < b.job;
 }
 
 std::vector<int> ChronusScheduler::freeGpusPerMachine(const SchedContext& ctx) const
@@ -354,14 +359,24 @@ int ChronusScheduler::placeBatch(SchedContext& ctx, const std::vector<int>& jobs
 {
     int started = 0;
     int maxPerMachine = 0;
-    for (const Machine& m : m_cluster->machines)
+    std::vector<int> typeMax(m_cluster->types.size(), 0); // the most GPUs one machine of each type has
+    for (const Machine& m : m_cluster->machines) {
         maxPerMachine = std::max(maxPerMachine, m.gpus);
+        typeMax[size_t(m.type)] = std::max(typeMax[size_t(m.type)], m.gpus);
+    }
     std::vector<int> fr = freeGpusPerMachine(ctx);
     std::vector<PlaceRequest> small;
     for (int j : jobs) {
         const Job& jb = ctx.job(j);
         PlaceRequest r {j, jb.wholeGpus(), ctx.trace().modelName(jb), ctx.rt(j).typeMask};
-        if (r.gpus <= std::min(8, maxPerMachine)) {
+        // Local search places a job on one machine or splits it over two; a job that two machines of its GPU
+        // types cannot hold (8 GPUs of T4 on 2-GPU machines) is consolidated as the large ones are, else it
+        // would wait for ever (and the run with it: Chronus wakes at every lease while a job waits).
+        int ownMax = 0;
+        for (size_t t = 0; t < typeMax.size(); ++t)
+            if (t >= 64 || ((r.typeMask >> t) & 1ULL))
+                ownMax = std::max(ownMax, typeMax[t]);
+        if (r.gpus <= std::min(8, maxPerMachine) && r.gpus <= 2 * ownMax) {
             small.push_back(std::move(r));
             continue;
         }
@@ -411,20 +426,42 @@ void ChronusScheduler::schedule(SchedContext& ctx)
     } else {
         demoteOverruns(ctx);
         std::vector<int> waiting;
+        int least = std::numeric_limits<int>::max(); // the fewest GPUs any waiting job needs
         for (int j : m_active)
-            if (ctx.rt(j).status == JobStatus::Pending)
+            if (ctx.rt(j).status == JobStatus::Pending) {
                 waiting.push_back(j);
+                least = std::min(least, ctx.job(j).wholeGpus());
+            }
         const double leaseLeft = double(k + 1) * m_leaseSec - ctx.now();
-        const std::vector<Ranked> ranked = rankWaiting(ctx, waiting, leaseLeft);
+        // the waiting jobs in rank order, each taken when its GPUs fit in what is free. A recorded decision logs
+        // the whole ranking (sorted); otherwise only the front is needed, until nothing left can fit: a heap
+        // gives the same order (the rank is a total order) without sorting a backlog at every decision, and
+        // nothing is ranked when no waiting job fits at all.
+        const bool whole = ctx.recording();
         int free = ctx.state().totalFreeGpus();
+        std::vector<Ranked> ranked;
+        if (whole || free >= least)
+            ranked = rankWaiting(ctx, waiting, leaseLeft, whole);
         std::vector<int> pick;
-        for (const Ranked& r : ranked) {
+        auto consider = [&](const Ranked& r) {
             const int g = ctx.job(r.job).wholeGpus();
             if (g <= free) {
                 pick.push_back(r.job);
                 free -= g;
                 if (r.tier == 5)
                     m_js[size_t(r.job)].guaranteed = true;
+            }
+        };
+        if (whole) {
+            for (const Ranked& r : ranked)
+                consider(r);
+        } else {
+            const auto after = [&](const Ranked& a, const Ranked& b) { return rankedBefore(ctx, b, a); };
+            if (free >= least)
+                std::make_heap(ranked.begin(), ranked.end(), after);
+            for (auto end = ranked.end(); end != ranked.begin() && free >= least; --end) {
+                std::pop_heap(ranked.begin(), end, after);
+                consider(*(end - 1));
             }
         }
         if (!pick.empty())

@@ -135,7 +135,10 @@ private:
         int tier;
         double emergence;
     };
-    std::vector<Ranked> rankWaiting(const SchedContext& ctx, const std::vector<int>& jobs, double leaseLeft) const;
+    /// The waiting jobs' ranks (tier, then emergence, submit time and id: rankedBefore), sorted when `sorted`.
+    std::vector<Ranked> rankWaiting(const SchedContext& ctx, const std::vector<int>& jobs, double leaseLeft,
+                                    bool sorted = true) const;
+    static bool rankedBefore(const SchedContext& ctx, const Ranked& a, const Ranked& b);
     int placeBatch(SchedContext& ctx, const std::vector<int>& jobs, const char* why, std::vector<int>* failed);
     bool startOn(SchedContext& ctx, int j, const Parts& parts, const std::string& reason, const std::vector<int>& freeGpus);
     std::vector<int> freeGpusPerMachine(const SchedContext& ctx) const;

@@ -47,20 +47,53 @@ bool allowed(const PlaceRequest& r, const ClusterSpec& cl, int m)
     return t >= 64 || ((r.typeMask >> t) & 1ULL);
 }
 
-// Smallest free count >= k among allowed machines except `skip`; exact matches first by construction.
-int bestFit(const PlaceRequest& r, const std::vector<int>& freeGpus, const ClusterSpec& cl, int k, int skip)
-{
-    int best = -1;
-    for (int m = 0; m < int(freeGpus.size()); ++m) {
-        if (m == skip || freeGpus[size_t(m)] < k || !allowed(r, cl, m))
-            continue;
-        if (best < 0 || freeGpus[size_t(m)] < freeGpus[size_t(best)])
-            best = m;
-        if (freeGpus[size_t(best)] == k)
-            break;
+// The machines by free GPU count: per count, a bitset over machine ids. bestFit's answer is the lowest-id
+// allowed machine (not `skip`) of the lowest count >= k holding one: the smallest free count that fits, exact
+// matches first, ties to the lowest id, as a scan over every machine in id order finds it. A query reads
+// (counts >= k) x machines / 64 words instead of every machine; copying the whole index is as cheap.
+class FreeLevels {
+public:
+    FreeLevels(const std::vector<int>& freeGpus, int levels)
+        : m_words((freeGpus.size() + 63) / 64), m_levels(size_t(std::max(levels, 1))),
+          m_bits(m_levels * m_words, 0), m_count(m_levels, 0)
+    {
+        for (size_t m = 0; m < freeGpus.size(); ++m)
+            add(int(m), freeGpus[m]);
     }
-    return best;
-}
+    void move(int m, int from, int to)
+    {
+        m_bits[size_t(from) * m_words + size_t(m) / 64] &= ~(1ULL << (m % 64));
+        --m_count[size_t(from)];
+        add(m, to);
+    }
+    /// `allowed`: a bitset over machine ids (null: every machine).
+    int best(int k, const uint64_t* allowed, int skip) const
+    {
+        for (size_t v = size_t(std::max(k, 0)); v < m_levels; ++v) {
+            if (m_count[v] == 0)
+                continue;
+            const uint64_t* row = &m_bits[v * m_words];
+            for (size_t w = 0; w < m_words; ++w) {
+                uint64_t b = row[w] & (allowed ? allowed[w] : ~0ULL);
+                if (skip >= 0 && size_t(skip) / 64 == w)
+                    b &= ~(1ULL << (skip % 64));
+                if (b)
+                    return int(w * 64 + size_t(__builtin_ctzll(b)));
+            }
+        }
+        return -1;
+    }
+
+private:
+    size_t m_words, m_levels;
+    std::vector<uint64_t> m_bits; // level * words + word
+    std::vector<int> m_count;     // machines per level
+    void add(int m, int v)
+    {
+        m_bits[size_t(v) * m_words + size_t(m) / 64] |= 1ULL << (m % 64);
+        ++m_count[size_t(v)];
+    }
+};
 
 } // namespace
 
@@ -111,18 +144,51 @@ BatchPlacement localSearchPlace(const std::vector<PlaceRequest>& reqs, const std
     passes[3].name = "max reward";
     std::stable_sort(passes[3].order.begin(), passes[3].order.end(), [&](size_t a, size_t b) { return maxR[a] > maxR[b]; });
 
+    // the machines each request may use, as a bitset over machine ids (null: all), one per distinct type mask
+    const size_t words = (freeGpus.size() + 63) / 64;
+    std::vector<std::pair<uint64_t, std::vector<uint64_t>>> masks;
+    std::vector<const uint64_t*> allowedOf(n, nullptr);
+    uint64_t present = 0; // the GPU types (below 64) the machines have
+    for (size_t m = 0; m < freeGpus.size(); ++m)
+        if (const int t = cluster.machines[m].type; t < 64)
+            present |= 1ULL << t;
+    for (size_t i = 0; i < n; ++i) {
+        const uint64_t tm = reqs[i].typeMask;
+        if ((present & ~tm) == 0)
+            continue; // every machine allowed
+        auto it = std::find_if(masks.begin(), masks.end(), [&](const auto& e) { return e.first == tm; });
+        if (it == masks.end()) {
+            std::vector<uint64_t> bits(words, 0);
+            for (size_t m = 0; m < freeGpus.size(); ++m)
+                if (allowed(reqs[i], cluster, int(m)))
+                    bits[m / 64] |= 1ULL << (m % 64);
+            masks.emplace_back(tm, std::move(bits));
+            it = masks.end() - 1;
+        }
+        allowedOf[i] = it->second.data();
+    }
+    int levels = 1;
+    for (const int f : freeGpus)
+        levels = std::max(levels, f + 1);
+    const FreeLevels baseLevels(freeGpus, levels);
+
     BatchPlacement best;
     bool have = false;
     for (const Pass& p : passes) {
         std::vector<int> fr = freeGpus;
+        FreeLevels lv = baseLevels;
+        auto take = [&](int m, int g) {
+            lv.move(m, fr[size_t(m)], fr[size_t(m)] - g);
+            fr[size_t(m)] -= g;
+        };
         BatchPlacement cur;
         cur.parts.assign(n, {});
         cur.pass = p.name;
         for (size_t i : p.order) {
             const PlaceRequest& r = reqs[i];
-            const int m = bestFit(r, fr, cluster, r.gpus, -1); // exact match, else the smallest that fits
+            const int m = lv.best(r.gpus, allowedOf[i], -1); // exact match, else the smallest that fits
             if (m >= 0) {
-                fr[size_t(m)] -= r.gpus;
+                take(m, r.gpus);
                 cur.parts[i] = {{m, r.gpus}};
                 cur.reward += opts[i][0].reward;
                 continue;
@@ -132,10 +198,10 @@ BatchPlacement localSearchPlace(const std::vector<PlaceRequest>& reqs, const std
             const Option* bo = nullptr;
             for (size_t k = 1; k < opts[i].size(); ++k) {
                 const Option& o = opts[i][k];
-                const int m1 = bestFit(r, fr, cluster, o.a, -1);
+                const int m1 = lv.best(o.a, allowedOf[i], -1);
                 if (m1 < 0)
                     continue;
-                const int m2 = bestFit(r, fr, cluster, o.b, m1);
+                const int m2 = lv.best(o.b, allowedOf[i], m1);
                 if (m2 < 0)
                     continue;
                 if (!bo || o.reward > bo->reward) {
@@ -145,8 +211,8 @@ BatchPlacement localSearchPlace(const std::vector<PlaceRequest>& reqs, const std
                 }
             }
             if (bo) {
-                fr[size_t(bm1)] -= bo->a;
-                fr[size_t(bm2)] -= bo->b;
+                take(bm1, bo->a);
+                take(bm2, bo->b);
                 cur.parts[i] = {{bm1, bo->a}, {bm2, bo->b}};
                 cur.reward += bo->reward;
             }
