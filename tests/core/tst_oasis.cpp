@@ -171,6 +171,77 @@ private Q_SLOTS:
         QVERIFY(infeasible >= 1);
     }
 
+    // The subroutine reads the servers nothing was ever reserved on in a slot only up to the first `need` that
+    // can take an item (they all cost the zero-load price). The same quote must come out when every server of
+    // every slot counts as reserved on (an add of nothing marks it) and so is read one by one: heterogeneous
+    // capacities (some servers take no item), a few servers reserved on, with and without cached prices, rigid
+    // and elastic jobs, with and without a worker mask.
+    void untouchedServersGiveTheSameQuote()
+    {
+        Rng rng(5);
+        int feasible = 0, untouched = 0;
+        for (int c = 0; c < 80; ++c) {
+            const int T = 6;
+            OasisScenario sc = smallScenario(8, 6, T);
+            for (OasisServer& w : sc.workers)
+                w.cap = {double(rng.below(3)), double(1 + rng.below(4)), 0, 0};
+            for (OasisServer& k : sc.psServers)
+                k.cap = {0, double(rng.below(4)), 0, 0};
+            OasisJob j = simpleJob(c, int(rng.below(2)), int(1 + rng.below(4)), int(1 + rng.below(10)), 40);
+            j.f.kind = Utility::Kind::Linear;
+            j.f.g2 = rng.uniform(0.5, 5);
+            Ledger wl, pl;
+            wl.reset(sc.workers, T);
+            pl.reset(sc.psServers, T);
+            for (int t = 0; t < T; ++t) {
+                for (int s = 0; s < 8; ++s)
+                    if (rng.uniform() < 0.25 && wl.unitsFree(s, t, {1, 1, 0, 0}) > 0)
+                        wl.add(s, t, {1, 1, 0, 0}, 1);
+                for (int s = 0; s < 6; ++s)
+                    if (rng.uniform() < 0.25 && pl.unitsFree(s, t, {0, 1, 0, 0}) > 0)
+                        pl.add(s, t, {0, 1, 0, 0}, 1);
+            }
+            PriceFamily p, q;
+            p.L = q.L = 0.5;
+            p.U = {30, 8, 1, 1};
+            q.U = {1, 12, 1, 1};
+            if (c % 2) {
+                wl.cachePrices(p);
+                pl.cachePrices(q);
+            }
+            Ledger wAll = wl, pAll = pl;
+            for (int t = 0; t < T; ++t) {
+                for (int s = 0; s < 8; ++s)
+                    wAll.add(s, t, {1, 1, 0, 0}, 0);
+                for (int s = 0; s < 6; ++s)
+                    pAll.add(s, t, {0, 1, 0, 0}, 0);
+            }
+            QCOMPARE(int(wAll.touchedAt(0).size()), 8);
+            for (int t = 0; t < T; ++t)
+                untouched += 8 - int(wl.touchedAt(t).size());
+            std::vector<char> mask(8, 1);
+            for (char& m : mask)
+                m = rng.uniform() < 0.8;
+            SubroutineInput in {&j, j.workerSlots(1), &wl, &pl, &p, &q, c % 3 == 0, c % 4 == 0 ? &mask : nullptr};
+            SubroutineInput all = in;
+            all.workers = &wAll;
+            all.ps = &pAll;
+            const Quote a = bestSchedule(in), b = bestSchedule(all);
+            QCOMPARE(a.feasible, b.feasible);
+            if (!a.feasible)
+                continue;
+            ++feasible;
+            QCOMPARE(a.payoff(), b.payoff());
+            QCOMPARE(a.schedule.slots.size(), b.schedule.slots.size());
+            for (size_t i = 0; i < a.schedule.slots.size(); ++i) {
+                QCOMPARE(a.schedule.slots[i].y, b.schedule.slots[i].y);
+                QCOMPARE(a.schedule.slots[i].z, b.schedule.slots[i].z);
+            }
+        }
+        QVERIFY(feasible >= 30);
+        QVERIFY(untouched > 80 * 6 * 4); // most servers of a slot untouched, as in a large cluster
+    }
+
     void negativePayoffRejected()
     {
         OasisScenario sc = smallScenario(1, 1, 6);

@@ -13,6 +13,8 @@ void Ledger::reset(const std::vector<OasisServer>& servers, int slots)
     for (const OasisServer& s : servers)
         m_cap.push_back(s.cap);
     m_cells.assign(m_cap.size() * size_t(slots), Cell {});
+    m_touched.assign(m_cells.size(), 0);
+    m_touchedAt.assign(size_t(std::max(slots, 0)), {});
     m_cached = false;
 }
 
@@ -30,6 +32,10 @@ void Ledger::cachePrices(const PriceFamily& pf)
 
 void Ledger::add(int s, int t, const Amounts& demand, int count)
 {
+    if (!m_touched[cell(s, t)]) {
+        m_touched[cell(s, t)] = 1;
+        m_touchedAt[size_t(t)].push_back(s);
+    }
     for (int r = 0; r < kResources; ++r)
         m_cells[cell(s, t)].used[r] += demand[size_t(r)] * count;
     if (m_cached) {

@@ -53,6 +53,11 @@ public:
     void cachePrices(const PriceFamily& pf);
     bool pricesCached() const { return m_cached; }
     double cachedPrice(int s, int t, int r) const { return m_cells[cell(s, t)].price[r]; }
+    /// Whether anything was ever reserved on server s in slot t (released or not), and the servers where
+    /// something was, in slot t, in the order first reserved. A server never reserved holds nothing: every price
+    /// is the zero-load one.
+    bool touched(int s, int t) const { return m_touched[cell(s, t)] != 0; }
+    const std::vector<int>& touchedAt(int t) const { return m_touchedAt[size_t(t)]; }
 
 private:
     // slot-major: one slot's servers are contiguous (the subroutine reads every server of a slot in turn)
@@ -64,6 +69,8 @@ private:
         double price[kResources];
     };
     std::vector<Cell> m_cells;
+    std::vector<char> m_touched;              // per cell
+    std::vector<std::vector<int>> m_touchedAt; // per slot
     bool m_cached = false;
     Amounts m_U {1, 1, 1, 1};
     double m_L = 1;

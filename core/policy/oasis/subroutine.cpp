@@ -25,13 +25,25 @@ void sortedUnits(const Ledger& l, const PriceFamily& pf, int t, const Amounts& d
     out.clear();
     if (need <= 0)
         return;
-    for (int s = 0; s < l.servers(); ++s) {
+    auto consider = [&](int s) {
         if (mask && !(*mask)[size_t(s)])
-            continue;
+            return false;
         const int u = l.unitsFreeCapped(s, t, demand, need);
         if (u > 0)
             out.push_back({pf.unitCost(l, s, t, demand), s, u});
-    }
+        return u > 0;
+    };
+    // The servers something was ever reserved on in slot t, each; of the others only the first `need` (lowest
+    // ids) that can take an item: a server never reserved prices every resource at the zero-load price (and one
+    // lacking a resource the job needs takes no item), so they all cost the same per item and the lowest ids go
+    // first among them, as a scan of every server would rank them. (A slot is mostly untouched: 16 % of the
+    // servers on average for 2k jobs on alibaba-scale.)
+    for (const int s : l.touchedAt(t))
+        consider(s);
+    int fresh = 0;
+    for (int s = 0; s < l.servers() && fresh < need; ++s)
+        if (!l.touched(s, t) && consider(s))
+            ++fresh;
     const auto cheaper = [](const Unit& a, const Unit& b) {
         return a.cost < b.cost || (a.cost == b.cost && a.server < b.server);
     };
