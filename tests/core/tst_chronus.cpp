@@ -37,6 +37,19 @@ Job sloJob(int64_t id, double submit, double gpus, double duration, std::vector<
     return j;
 }
 
+/// Two GPU types, A (0) and B (1), one switch; `machines`: (type, GPUs) per machine, in id order.
+ClusterSpec twoTypeCluster(const std::vector<std::pair<int, int>>& machines)
+{
+    ClusterSpec c;
+    c.name = "two types";
+    c.types = {{"A", 1.0, 16, 1.0}, {"B", 1.0, 16, 1.0}};
+    c.switches = {{"s0", 100}};
+    for (size_t m = 0; m < machines.size(); ++m)
+        c.machines.push_back({"m" + std::to_string(m), machines[m].first, machines[m].second, 0, 0, 0, 25});
+    c.finalize();
+    return c;
+}
+
 ClusterSpec cluster(int machines, int gpus, double speed = 1.0)
 {
     ClusterSpec c;
@@ -89,13 +102,7 @@ private Q_SLOTS:
     // the properties every answer keeps.
     void localSearchPicksTheSmallestFittingMachine()
     {
-        ClusterSpec c;
-        c.name = "two types";
-        c.types = {{"A", 1.0, 16, 1.0}, {"B", 1.0, 16, 1.0}};
-        c.switches = {{"s0", 100}};
-        for (int m = 0; m < 6; ++m)
-            c.machines.push_back({"m" + std::to_string(m), m % 2, 8, 0, 0, 0, 25}); // A, B, A, B, A, B
-        c.finalize();
+        const ClusterSpec c = twoTypeCluster({{0, 8}, {1, 8}, {0, 8}, {1, 8}, {0, 8}, {1, 8}});
         const SplitSpeed speed;
         auto one = [&](int gpus, std::vector<int> fr, uint64_t mask = ~0ULL) {
             return localSearchPlace({{7, gpus, "resnet50", mask}}, fr, c, speed).parts.at(0);
@@ -422,15 +429,7 @@ private Q_SLOTS:
     // Chronus wakes at every lease, so the run never ended.
     void jobTooBigForTwoMachinesOfItsTypeIsConsolidated()
     {
-        ClusterSpec c;
-        c.name = "mixed";
-        c.types = {{"A", 1.0, 16, 1.0}, {"B", 1.0, 16, 1.0}};
-        c.switches = {{"s0", 100}};
-        for (int m = 0; m < 2; ++m)
-            c.machines.push_back({"a" + std::to_string(m), 0, 8, 0, 0, 0, 25});
-        for (int m = 0; m < 6; ++m)
-            c.machines.push_back({"b" + std::to_string(m), 1, 2, 0, 0, 0, 25});
-        c.finalize();
+        const ClusterSpec c = twoTypeCluster({{0, 8}, {0, 8}, {1, 2}, {1, 2}, {1, 2}, {1, 2}, {1, 2}, {1, 2}});
         Trace t;
         t.gpuSpecs = {"B"};
         t.jobs = {sloJob(0, 0, 8, 600, {}), sloJob(1, 0, 4, 600, {}), sloJob(2, 10, 8, 600, {})};

@@ -91,6 +91,12 @@ void ChronusScheduler::reset(const SimSetup& setup)
         m_maxRounded = std::max(m_maxRounded, roundUpGpus(g));
     }
     m_total = setup.cluster.totalGpus();
+    m_maxMachineGpus = 0;
+    m_typeMaxGpus.assign(setup.cluster.types.size(), 0);
+    for (const Machine& m : setup.cluster.machines) {
+        m_maxMachineGpus = std::max(m_maxMachineGpus, m.gpus);
+        m_typeMaxGpus[size_t(m.type)] = std::max(m_typeMaxGpus[size_t(m.type)], m.gpus);
+    }
     m_cap.clear();
     m_active.clear();
     m_isActive.assign(n, 0);
@@ -358,12 +364,6 @@ bool ChronusScheduler::startOn(SchedContext& ctx, int j, const Parts& parts, con
 int ChronusScheduler::placeBatch(SchedContext& ctx, const std::vector<int>& jobs, const char* why, std::vector<int>* failed)
 {
     int started = 0;
-    int maxPerMachine = 0;
-    std::vector<int> typeMax(m_cluster->types.size(), 0); // the most GPUs one machine of each type has
-    for (const Machine& m : m_cluster->machines) {
-        maxPerMachine = std::max(maxPerMachine, m.gpus);
-        typeMax[size_t(m.type)] = std::max(typeMax[size_t(m.type)], m.gpus);
-    }
     std::vector<int> fr = freeGpusPerMachine(ctx);
     std::vector<PlaceRequest> small;
     for (int j : jobs) {
@@ -373,10 +373,10 @@ int ChronusScheduler::placeBatch(SchedContext& ctx, const std::vector<int>& jobs
         // types cannot hold (8 GPUs of T4 on 2-GPU machines) is consolidated as the large ones are, else it
         // would wait for ever (and the run with it: Chronus wakes at every lease while a job waits).
         int ownMax = 0;
-        for (size_t t = 0; t < typeMax.size(); ++t)
+        for (size_t t = 0; t < m_typeMaxGpus.size(); ++t)
             if (t >= 64 || ((r.typeMask >> t) & 1ULL))
-                ownMax = std::max(ownMax, typeMax[t]);
-        if (r.gpus <= std::min(8, maxPerMachine) && r.gpus <= 2 * ownMax) {
+                ownMax = std::max(ownMax, m_typeMaxGpus[t]);
+        if (r.gpus <= std::min(8, m_maxMachineGpus) && r.gpus <= 2 * ownMax) {
             small.push_back(std::move(r));
             continue;
         }

@@ -110,6 +110,8 @@ private:
     std::vector<int> m_active;  // jobs pending or running (arrived, not finished)
     std::vector<char> m_isActive;
     int m_total = 0, m_maxRounded = 8;
+    int m_maxMachineGpus = 0;         // the most GPUs one machine has
+    std::vector<int> m_typeMaxGpus;   // per GPU type: the most GPUs one machine of the type has
     int64_t m_boundaryLease = -1;
     int64_t m_wakeLease = -1;
     std::vector<LeaseSolve> m_solves;
