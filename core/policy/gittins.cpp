@@ -90,11 +90,14 @@ std::pair<double, double> GittinsTable::boundsAt(double a, double end, const Hin
     return {lowerValue(a, h.lo, h.hi), upperValue(std::max(a, end), h.lo, h.hi)};
 }
 
-void GittinsTable::pieceStarts(std::vector<double>& at, std::vector<double>& low, std::vector<double>& high) const
+void GittinsTable::pieceStarts(std::vector<double>& at, std::vector<double>& low, std::vector<double>& high,
+                               std::vector<std::pair<size_t, size_t>>* hints) const
 {
     at.clear();
     low.clear();
     high.clear();
+    if (hints)
+        hints->clear();
     const size_t n = m_sizes.size();
     if (n == 0)
         return;
@@ -120,6 +123,8 @@ void GittinsTable::pieceStarts(std::vector<double>& at, std::vector<double>& low
         while (hi < n && !(x < m_sizes[hi]))
             ++hi;
         low.push_back(b >= m_sizes.back() ? 0.0 : lowerValue(b, lo, std::max(lo, hi)));
+        if (hints)
+            hints->push_back({lo, std::max(lo, hi)});
     }
     high.reserve(at.size());
     lo = hi = 0;

@@ -84,7 +84,7 @@ void GittinsRunIndex::reset(const GittinsTable& table, size_t jobs, size_t types
     m_now = 0;
     m_decision = 1;
     m_version = 0;
-    table.pieceStarts(m_at, m_low, m_high);
+    table.pieceStarts(m_at, m_low, m_high, &m_hints);
     m_blocks = (m_low.size() + kBlock - 1) / kBlock;
     m_treeSize = 1;
     while (m_treeSize < std::max<size_t>(1, m_blocks))
@@ -220,8 +220,13 @@ const GittinsRunIndex::Pos& GittinsRunIndex::exact(int job)
 {
     JobRec& r = m_jobs[size_t(job)];
     if (r.evalAt != m_decision) {
-        GittinsTable::Hint h {r.lo, r.hi};
-        const double g = m_table->index(attained(job), h);
+        // one search among the piece starts; the piece's positions in the samples then only need confirming
+        const double a = attained(job);
+        r.piece = gallopUpperBound(m_at, a, r.piece);
+        GittinsTable::Hint h {};
+        if (r.piece > 0)
+            h = {m_hints[r.piece - 1].first, m_hints[r.piece - 1].second};
+        const double g = m_table->index(a, h);
         r.lo = h.lo;
         r.hi = h.hi;
         m_pos[size_t(job)] = {{double(r.queue), -g, -r.submit, double((*m_zoneOf)[size_t(job)]), (*m_seqOf)[size_t(job)]}, job};
@@ -446,13 +451,13 @@ void GittinsRunIndex::ready(int qi)
         q.askedFill = std::min(kAsked, q.askedFill + 1);
         const double last = q.askedNow;
         double recent = -1, low4 = kInfIndex;
+        for (size_t i = 0; i < std::min(kFall, q.askedFill); ++i)
+            recent = std::max(recent, q.asked[(q.askedNext + kAsked - 1 - i) % kAsked]);
         for (size_t i = 0; i < q.askedFill; ++i)
-            recent = std::max(recent, q.asked[i]);
-        for (size_t i = 0; i < std::min<size_t>(4, q.askedFill); ++i)
             low4 = std::min(low4, q.asked[(q.askedNext + kAsked - 1 - i) % kAsked]);
         if (last > q.theta && (q.theta <= 0 || last <= q.theta * (1 + kJump)))
             raise(q, last * (1 + kRoom));
-        else if (q.askedFill >= 4 && low4 > q.theta * (1 + kJump))
+        else if (q.askedFill >= kAsked && low4 > q.theta * (1 + kJump))
             raise(q, q.theta * (1 + kJump)); // far above, four times running: the walk moved, theta follows step by step
         else if (recent * (1 + kRoom) * (1 + kSlack) < q.theta)
             q.theta = recent * (1 + kRoom);
@@ -617,10 +622,6 @@ int GittinsRunIndex::firstNotFitting(const Pos* from, const Pos* to, int64_t* bu
             }
         }
         ready(qi);
-        if (lo)
-            noteAsked(q, xf);
-        if (hi)
-            noteAsked(q, xt);
         // jobs above theta are certainly after `from` when from is at or below theta, and certainly before `to`
         // when to is; else by their cells
         const bool fromAbove = lo && xf > q.theta;
@@ -665,6 +666,7 @@ int GittinsRunIndex::firstNotFitting(const Pos* from, const Pos* to, int64_t* bu
         for (const Pos& p : q.sorted)
             if (inside(p))
                 bottom.push_back(p);
+        const size_t zoneEnd = bottom.size(); // bottom[0, zoneEnd): the zone's, sorted (ready)
         double y = q.theta; // every job inside below y is at hand (jobs above have an index above theta)
         std::vector<int64_t>& held = m_held;
         auto coveredBelow = [&](double level) {
@@ -694,8 +696,23 @@ int GittinsRunIndex::firstNotFitting(const Pos* from, const Pos* to, int64_t* bu
             if (!std::isfinite(y))
                 coveredBelow(y);
         }
-        bottom.erase(std::remove_if(bottom.begin(), bottom.end(), [&](const Pos& p) { return !(-p.key[1] < y); }), bottom.end());
-        std::sort(bottom.begin(), bottom.end());
+        {
+            // those below y, in order: the zone's are sorted already, the cells' are sorted and merged in
+            size_t w = 0, zoneKept = 0;
+            for (size_t i = 0; i < bottom.size(); ++i)
+                if (-bottom[i].key[1] < y) {
+                    zoneKept += i < zoneEnd ? 1 : 0;
+                    bottom[w++] = bottom[i];
+                }
+            bottom.resize(w);
+            if (zoneKept < w) {
+                std::sort(bottom.begin() + long(zoneKept), bottom.end());
+                m_merged.resize(w);
+                std::merge(bottom.begin(), bottom.begin() + long(zoneKept), bottom.begin() + long(zoneKept), bottom.end(),
+                           m_merged.begin());
+                bottom.swap(m_merged);
+            }
+        }
         {
             // the level the shortfall reached: the lowest jobs, up to the one that covers it (theta follows it)
             std::fill(m_tmp.begin(), m_tmp.end(), 0);

@@ -9,7 +9,7 @@
 // running jobs between two positions; whether any runs behind a position; the lowest jobs of a stretch that does
 // not fit) are asked at levels near that boundary, now and then at a level far above it (a job that was preempted
 // for lack of room on one GPU type while far from the boundary). So per queue the running jobs are in one of two
-// sets around a level theta that follows the levels asked about:
+// sets around a level theta that follows the levels where the walk needed the running jobs in exact order:
 // - the zone: jobs whose index may be at most about theta, evaluated exactly at every decision that asks about
 //   the queue and kept sorted (tens of jobs);
 // - above: jobs certified to have an index above theta until a given time, and to stay within a band of three
@@ -20,8 +20,11 @@
 // within a piece the index rises, so a piece's minimum is at its start and its supremum at its end): it lasts
 // until the attained service reaches the first piece whose bounds leave the band. Certificates that expire are
 // renewed at the first question about their queue (a queue asked nothing, as the first queues are under load,
-// renews none). theta rises when the walk's questions or the lowest jobs it needs go above it in a quarter of the
-// recent decisions, and falls when they stay well below it; jobs cross between the sets with some hysteresis.
+// renews none). theta follows the lowest jobs a stretch that did not fit needed and the positions asked whether
+// anything runs behind; the bounds of a stretch that is only summed do not move it (the cells around such a bound
+// answer it). It rises at once to just above a level the last decision needed, step by step after levels far
+// above it in each of the last four decisions, and falls when the last two decisions' levels stay well below it;
+// jobs cross between the sets with some hysteresis.
 //
 // The walk's answers are exactly those of a sort of all running jobs by their keys now (tests/core/tst_scale's
 // oracle). Attained service is computed from the job's record here as PreemptiveScheduler::lasAttained computes it
@@ -29,6 +32,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "policy/runindex.h"
@@ -91,6 +95,8 @@ public:
 
 private:
     enum State : uint8_t { kNone, kNew, kAbove, kZone };
+    static constexpr size_t kAsked = 4; // the levels remembered per queue
+    static constexpr size_t kFall = 2;  // theta falls once the last kFall decisions' levels stay well below it
     struct JobRec {
         double gpus = 1, executed = 0, lastStart = 0, exec0 = 0, submit = 0;
         double thetaCert = 0; // above: index certified above this until the expiry
@@ -116,7 +122,7 @@ private:
         uint32_t ready = 0;
         int count = 0;
         // the levels asked about: the highest of each recent decision that asked about this queue
-        std::array<double, 8> asked {};
+        std::array<double, kAsked> asked {};
         size_t askedNext = 0, askedFill = 0;
         double askedNow = -1;
         uint32_t askedAt = 0;
@@ -140,6 +146,7 @@ private:
     // piece starts of the index with bounds over each piece, and per block of kBlock pieces the least lower and
     // greatest upper bound, in a segment tree over blocks (a certificate's end: the first piece leaving a band)
     std::vector<double> m_at, m_low, m_high;
+    std::vector<std::pair<size_t, size_t>> m_hints; // per piece, the table's search positions at its start
     static constexpr size_t kBlock = 32;
     size_t m_blocks = 0, m_treeSize = 1;
     std::vector<double> m_treeMin, m_treeMax;
@@ -157,7 +164,6 @@ private:
         bool operator>(const Expiry& o) const { return at != o.at ? at > o.at : job > o.job; }
     };
     std::vector<Expiry> m_expiry; // min-heap
-    static constexpr size_t kAsked = 8;
 
     const int64_t* useOf(int job) const { return &(*m_use)[size_t(job) * m_types]; }
     double attained(int job) const;
@@ -181,7 +187,7 @@ private:
     void noteAsked(Queue& q, double level);
     template <class F> void forCells(const Queue& q, int c0, int c1, F f) const;
 
-    std::vector<Pos> m_bottom;
+    std::vector<Pos> m_bottom, m_merged;
     std::vector<int64_t> m_acc, m_need, m_held, m_tmp;
     std::vector<int> m_seen;
     // where the last firstNotFitting stopped inside m_bottom, to go on from there at the next call (the walk asks

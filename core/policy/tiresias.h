@@ -44,7 +44,10 @@ public:
     /// its value at the start, allowing for rounding, bounds the piece). For GittinsRunIndex.
     /// `high`: for each piece an upper bound of the index over it (its limit at the next piece start, allowing
     /// for rounding).
-    void pieceStarts(std::vector<double>& at, std::vector<double>& low, std::vector<double>& high) const;
+    /// `hints` (when given): for each piece, the search positions index() finds at its start (samples <= start,
+    /// samples <= start + delta), a hint that index() only has to confirm anywhere in the piece.
+    void pieceStarts(std::vector<double>& at, std::vector<double>& low, std::vector<double>& high,
+                     std::vector<std::pair<size_t, size_t>>* hints = nullptr) const;
     /// Lower and upper bounds of the index from `attained` up to `end`, both inside one piece (end: the next piece
     /// start), allowing for rounding; `hint` as index(attained, hint) left it.
     std::pair<double, double> boundsAt(double attained, double end, const Hint& hint) const;
