@@ -38,12 +38,14 @@ double GittinsTable::index(double a, Hint& h) const
     return value(a, h.lo, h.hi);
 }
 
-double GittinsTable::value(double a, size_t lo, size_t hi) const
+double GittinsTable::value(double a, size_t lo, size_t hi) const { return valueIn(a, lo, hi, windowSum(lo, hi)); }
+
+double GittinsTable::valueIn(double a, size_t lo, size_t hi, double window) const
 {
     const size_t n = m_sizes.size();
     const double rem = double(n - lo);
     const double p = double(hi - lo) / rem;
-    const double e = ((m_prefix[hi] - m_prefix[lo]) - a * double(hi - lo) + m_delta * double(n - hi)) / rem;
+    const double e = (window - a * double(hi - lo) + m_delta * double(n - hi)) / rem;
     if (e <= 0)
         return std::numeric_limits<double>::max();
     return p * 1e6 / e;

@@ -84,7 +84,25 @@ void GittinsRunIndex::reset(const GittinsTable& table, size_t jobs, size_t types
     m_now = 0;
     m_decision = 1;
     m_version = 0;
-    table.pieceStarts(m_at, m_low, m_high, &m_hints);
+    std::vector<std::pair<size_t, size_t>> hints;
+    table.pieceStarts(m_at, m_low, m_high, &hints);
+    m_samples = table.samples();
+    m_largest = m_samples ? table.sample(m_samples - 1) : 0.0;
+    m_delta = table.delta();
+    if (m_samples > std::numeric_limits<uint32_t>::max())
+        throw std::invalid_argument("GittinsRunIndex: more than 2^32 samples in the size distribution");
+    m_pieces.resize(m_at.size());
+    for (size_t i = 0; i < m_at.size(); ++i) {
+        Piece& pc = m_pieces[i];
+        const auto [lo, hi] = hints[i];
+        pc.start = m_at[i];
+        pc.end = i + 1 < m_at.size() ? m_at[i + 1] : kInfIndex;
+        pc.lo = uint32_t(lo);
+        pc.hi = uint32_t(hi);
+        pc.window = table.windowSum(lo, hi);
+        pc.below = hi > 0 ? table.sample(hi - 1) : -kInfIndex;
+        pc.above = hi < m_samples ? table.sample(hi) : kInfIndex;
+    }
     m_blocks = (m_low.size() + kBlock - 1) / kBlock;
     m_treeSize = 1;
     while (m_treeSize < std::max<size_t>(1, m_blocks))
@@ -220,15 +238,29 @@ const GittinsRunIndex::Pos& GittinsRunIndex::exact(int job)
 {
     JobRec& r = m_jobs[size_t(job)];
     if (r.evalAt != m_decision) {
-        // one search among the piece starts; the piece's positions in the samples then only need confirming
+        // The job's piece (where it was last, or a search among the piece starts), whose record holds what
+        // GittinsTable::index reads: the samples at or below a do not change inside a piece, and those at or below
+        // a + delta are confirmed by the samples either side (a + delta may round across a piece start).
         const double a = attained(job);
-        r.piece = gallopUpperBound(m_at, a, r.piece);
-        GittinsTable::Hint h {};
-        if (r.piece > 0)
-            h = {m_hints[r.piece - 1].first, m_hints[r.piece - 1].second};
-        const double g = m_table->index(a, h);
-        r.lo = h.lo;
-        r.hi = h.hi;
+        size_t p = r.piece;
+        if (!(p > 0 && m_pieces[p - 1].start <= a && a < m_pieces[p - 1].end))
+            p = gallopUpperBound(m_at, a, p);
+        r.piece = p;
+        double g = 0;
+        const double x = a + m_delta;
+        if (p > 0 && m_pieces[p - 1].below <= x && x < m_pieces[p - 1].above) {
+            const Piece& pc = m_pieces[p - 1];
+            r.lo = pc.lo;
+            r.hi = pc.hi;
+            g = a >= m_largest ? 0.0 : m_table->valueIn(a, pc.lo, pc.hi, pc.window);
+        } else {
+            GittinsTable::Hint h {};
+            if (p > 0)
+                h = {m_pieces[p - 1].lo, m_pieces[p - 1].hi};
+            g = m_table->index(a, h);
+            r.lo = h.lo;
+            r.hi = h.hi;
+        }
         m_pos[size_t(job)] = {{double(r.queue), -g, -r.submit, double((*m_zoneOf)[size_t(job)]), (*m_seqOf)[size_t(job)]}, job};
         r.evalAt = m_decision;
         ++m_evals;

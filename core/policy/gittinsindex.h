@@ -146,7 +146,15 @@ private:
     // piece starts of the index with bounds over each piece, and per block of kBlock pieces the least lower and
     // greatest upper bound, in a segment tree over blocks (a certificate's end: the first piece leaving a band)
     std::vector<double> m_at, m_low, m_high;
-    std::vector<std::pair<size_t, size_t>> m_hints; // per piece, the table's search positions at its start
+    // per piece, what an evaluation inside it reads, on one or two cache lines: its bounds, the table's search
+    // positions (the second confirmed by the samples on either side of it), the sum of the samples between them
+    struct Piece {
+        double start = 0, end = 0, window = 0, below = 0, above = 0;
+        uint32_t lo = 0, hi = 0;
+    };
+    std::vector<Piece> m_pieces;
+    size_t m_samples = 0;
+    double m_largest = 0, m_delta = 0;
     static constexpr size_t kBlock = 32;
     size_t m_blocks = 0, m_treeSize = 1;
     std::vector<double> m_treeMin, m_treeMax;

@@ -36,6 +36,11 @@ public:
         size_t lo = 0, hi = 0;
     };
     double index(double attained, Hint& hint) const;
+    /// The index at `attained` from the positions index() finds there (samples <= attained, samples <= attained +
+    /// delta) and the sum of the samples between them: the same value, for a caller that keeps those per piece.
+    double valueIn(double attained, size_t lo, size_t hi, double window) const;
+    double windowSum(size_t lo, size_t hi) const { return m_prefix[hi] - m_prefix[lo]; }
+    double sample(size_t i) const { return m_sizes[i]; }
     bool empty() const { return m_sizes.empty(); }
     size_t samples() const { return m_sizes.size(); }
     double delta() const { return m_delta; }

@@ -8,6 +8,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
@@ -289,6 +290,63 @@ private Q_SLOTS:
         }
         QCOMPARE(done, g.jobs);
         QVERIFY(preempted > 0);
+    }
+
+    void gittinsKeysAtPieceBoundaries()
+    {
+        // GittinsRunIndex evaluates a running job from its piece's record (search positions confirmed by the
+        // samples either side of attained + delta): the index must be GittinsTable::index's, bit for bit, at every
+        // piece start, just before and after it, and where attained + delta rounds across a sample, whichever
+        // piece the job was in before (a job's piece is where the search starts).
+        std::mt19937_64 rng(11);
+        std::vector<double> sizes;
+        for (int i = 0; i < 300; ++i)
+            sizes.push_back(0.1 * double(1 + rng() % 400000) / 3.0);
+        const double delta = 3250.3;
+        const GittinsTable table(sizes, delta);
+        std::sort(sizes.begin(), sizes.end());
+        std::vector<double> at, low, high;
+        table.pieceStarts(at, low, high);
+        std::vector<double> points;
+        for (const double b : at)
+            for (const double x : {b, std::nextafter(b, -1e300), std::nextafter(b, 1e300), std::nextafter(std::nextafter(b, 1e300), 1e300)})
+                if (x >= 0)
+                    points.push_back(x);
+        for (const double s : sizes)
+            for (const double x : {s - delta, std::nextafter(s - delta, 1e300), std::nextafter(s - delta, -1e300), s})
+                if (x >= 0)
+                    points.push_back(x);
+        std::sort(points.begin(), points.end());
+        const size_t T = 1, N = 3;
+        std::vector<int64_t> use(N * T, 1000);
+        std::vector<char> zone(N, 0);
+        std::vector<double> seq(N, 0);
+        GittinsRunIndex idx;
+        idx.reset(table, N, T, 1, &use);
+        idx.bind(table, &use, &zone, &seq);
+        // job 0 walks up through the points, job 1 down, job 2 jumps at random
+        const size_t P = points.size();
+        int roundingCases = 0;
+        for (size_t i = 0; i < P; ++i) {
+            const double pick[N] = {points[i], points[P - 1 - i], points[size_t(rng() % P)]};
+            idx.sync(double(i));
+            for (size_t j = 0; j < N; ++j) {
+                const double a = pick[j];
+                idx.insert(int(j), 0, double(i), {1, a, double(i), 0, 0});
+                const double want = table.index(a);
+                const double got = -idx.keyNow(int(j))[1];
+                if (std::memcmp(&want, &got, sizeof want) != 0)
+                    QFAIL(qPrintable(QString("index at attained %1: %2, the table gives %3").arg(a, 0, 'g', 17).arg(got, 0, 'g', 17).arg(want, 0, 'g', 17)));
+            }
+            // how often a + delta lands on the other side of a sample than the piece start's + delta does
+            const auto pieceStart = std::upper_bound(at.begin(), at.end(), points[i]);
+            if (pieceStart != at.begin()) {
+                const double b = *(pieceStart - 1);
+                roundingCases += std::upper_bound(sizes.begin(), sizes.end(), b + delta) != std::upper_bound(sizes.begin(), sizes.end(), points[i] + delta) ? 1 : 0;
+            }
+        }
+        QVERIFY(idx.evaluations() >= 3 * P);
+        QVERIFY(roundingCases > 0); // the confirmation was needed
     }
 
     void gittinsIndexMatchesASort()
