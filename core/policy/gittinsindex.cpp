@@ -86,10 +86,10 @@ void GittinsRunIndex::reset(const GittinsTable& table, size_t jobs, size_t types
     m_version = 0;
     std::vector<std::pair<size_t, size_t>> hints;
     table.pieceStarts(m_at, m_low, m_high, &hints);
-    m_samples = table.samples();
-    m_largest = m_samples ? table.sample(m_samples - 1) : 0.0;
+    const size_t samples = table.samples();
+    m_largest = samples ? table.sample(samples - 1) : 0.0;
     m_delta = table.delta();
-    if (m_samples > std::numeric_limits<uint32_t>::max())
+    if (samples > std::numeric_limits<uint32_t>::max())
         throw std::invalid_argument("GittinsRunIndex: more than 2^32 samples in the size distribution");
     m_pieces.resize(m_at.size());
     for (size_t i = 0; i < m_at.size(); ++i) {
@@ -101,7 +101,7 @@ void GittinsRunIndex::reset(const GittinsTable& table, size_t jobs, size_t types
         pc.hi = uint32_t(hi);
         pc.window = table.windowSum(lo, hi);
         pc.below = hi > 0 ? table.sample(hi - 1) : -kInfIndex;
-        pc.above = hi < m_samples ? table.sample(hi) : kInfIndex;
+        pc.above = hi < samples ? table.sample(hi) : kInfIndex;
     }
     m_blocks = (m_low.size() + kBlock - 1) / kBlock;
     m_treeSize = 1;

@@ -153,8 +153,7 @@ private:
         uint32_t lo = 0, hi = 0;
     };
     std::vector<Piece> m_pieces;
-    size_t m_samples = 0;
-    double m_largest = 0, m_delta = 0;
+    double m_largest = 0, m_delta = 0; // the table's, read at every evaluation
     static constexpr size_t kBlock = 32;
     size_t m_blocks = 0, m_treeSize = 1;
     std::vector<double> m_treeMin, m_treeMax;
