@@ -232,6 +232,21 @@ void HeatmapView::setColorRange(float min, float max)
     update();
 }
 
+int HeatmapView::labelDigits() const
+{
+    int d = 3;
+    while (d < 9 && m_min != m_max
+           && QString::number(double(m_min), 'g', d) == QString::number(double(m_max), 'g', d))
+        ++d;
+    return d;
+}
+
+std::pair<QString, QString> HeatmapView::rangeLabels() const
+{
+    const int d = labelDigits();
+    return {QString::number(double(m_min), 'g', d), QString::number(double(m_max), 'g', d)};
+}
+
 void HeatmapView::setAutoColorRange()
 {
     m_autoRange = true;
@@ -331,7 +346,11 @@ void HeatmapView::relayout()
     for (int i = 0; i < m_colLabels.size() && i < 2000; ++i)
         colLabelH = std::max(colLabelH, fm.horizontalAdvance(m_colLabels[i]));
     colLabelH = std::min(colLabelH + 4, std::max(30, height() / 4));
-    const int barW = m_colorBar ? kBarWidth + 8 + fm.horizontalAdvance(QStringLiteral("-0.0000")) : 0;
+    const auto [lo, hi] = rangeLabels();
+    const int barW = m_colorBar ? kBarWidth + 8
+                                      + std::max({fm.horizontalAdvance(QStringLiteral("-0.0000")),
+                                                  fm.horizontalAdvance(lo), fm.horizontalAdvance(hi)})
+                                : 0;
     m_plot = QRectF(kMargin + labelW, kMargin + titleH, std::max(1, width() - 2 * kMargin - labelW - barW),
                     std::max(1, height() - 2 * kMargin - titleH - colLabelH));
 }
@@ -419,8 +438,9 @@ void HeatmapView::paintEvent(QPaintEvent*)
                 if (!std::isfinite(m_values[size_t(r) * size_t(m_cols) + size_t(c)]))
                     p.drawRect(cellRect(r, c));
     }
-    // Values in the cells when they are big enough to read.
-    if (cw >= fm.horizontalAdvance(QStringLiteral("0.000")) + 4 && ch >= fm.height() && m_rows * m_cols <= 2000) {
+    // Values in the cells when they are big enough to read (with the colour bar's digits: "0." and the digits).
+    const int digits = labelDigits();
+    if (cw >= fm.horizontalAdvance(QString(digits + 2, QLatin1Char('0'))) + 4 && ch >= fm.height() && m_rows * m_cols <= 2000) {
         for (int r = 0; r < m_rows; ++r)
             for (int c = 0; c < m_cols; ++c) {
                 const float v = m_values[size_t(r) * size_t(m_cols) + size_t(c)];
@@ -428,7 +448,7 @@ void HeatmapView::paintEvent(QPaintEvent*)
                     continue;
                 const QRgb bgc = m_image.pixel(c, r);
                 p.setPen(qGray(bgc) > 140 ? Qt::black : Qt::white);
-                p.drawText(cellRect(r, c), Qt::AlignCenter, QString::number(double(v), 'g', 3));
+                p.drawText(cellRect(r, c), Qt::AlignCenter, QString::number(double(v), 'g', digits));
             }
     }
     if (!m_unc.empty()) {
@@ -504,8 +524,9 @@ void HeatmapView::paintEvent(QPaintEvent*)
         p.drawRect(bar.adjusted(0, 0, -1, -1));
         p.setPen(pal.color(QPalette::WindowText));
         const QRect lab(bar.right() + 3, bar.top(), width() - bar.right() - 3, bar.height());
-        p.drawText(lab, Qt::AlignLeft | Qt::AlignTop, QString::number(double(m_max), 'g', 3));
-        p.drawText(lab, Qt::AlignLeft | Qt::AlignBottom, QString::number(double(m_min), 'g', 3));
+        const auto [lo, hi] = rangeLabels();
+        p.drawText(lab, Qt::AlignLeft | Qt::AlignTop, hi);
+        p.drawText(lab, Qt::AlignLeft | Qt::AlignBottom, lo);
     }
 }
 

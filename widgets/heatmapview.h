@@ -67,6 +67,11 @@ public:
     float value(int r, int c) const { return m_values[size_t(r) * size_t(m_cols) + size_t(c)]; }
     float rangeMin() const { return m_min; }
     float rangeMax() const { return m_max; }
+    /// The colour bar's end labels, {bottom (min), top (max)}: three significant digits, or as many more (up to a
+    /// float's nine) as it takes for two different ends to read differently.
+    std::pair<QString, QString> rangeLabels() const;
+    /// Significant digits of the values written in the cells: as the colour bar's labels.
+    int labelDigits() const;
     /// Widget-coordinate rectangle of a cell (may be sub-pixel for big matrices).
     QRectF cellRect(int r, int c) const;
     /// Cell at a point, {-1,-1} outside.

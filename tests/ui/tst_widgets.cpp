@@ -198,6 +198,33 @@ private Q_SLOTS:
         QCOMPARE(img2.pixel(at(2, 2)), scoreRgb(1.0));
     }
 
+    void heatmapColourBarEndsReadDifferently()
+    {
+        // Priorities close together (2D-Gittins on a small trace: 0.9965 to 0.9974) must not label both ends of
+        // the scale "0.997".
+        HeatmapView v;
+        v.resize(500, 300);
+        v.setMatrix(1, 3, {0.99652f, 0.9969f, 0.99741f}, {"a"}, {"x", "y", "z"});
+        auto [lo, hi] = v.rangeLabels();
+        QCOMPARE(lo, QStringLiteral("0.9965"));
+        QCOMPARE(hi, QStringLiteral("0.9974"));
+        QCOMPARE(v.labelDigits(), 4);
+        // the common case keeps three digits
+        v.setMatrix(1, 2, {0.25f, 0.75f}, {"a"}, {"x", "y"});
+        std::tie(lo, hi) = v.rangeLabels();
+        QCOMPARE(lo, QStringLiteral("0.25"));
+        QCOMPARE(hi, QStringLiteral("0.75"));
+        QCOMPARE(v.labelDigits(), 3);
+        // one value: no span to tell apart
+        v.setMatrix(1, 2, {0.5f, 0.5f}, {"a"}, {"x", "y"});
+        QCOMPARE(v.labelDigits(), 3);
+        // ends a float step apart still read differently
+        const float a = 1.0f, b = std::nextafter(1.0f, 2.0f);
+        v.setMatrix(1, 2, {a, b}, {"a"}, {"x", "y"});
+        std::tie(lo, hi) = v.rangeLabels();
+        QVERIFY2(lo != hi, qPrintable(lo + " / " + hi));
+    }
+
     void heatmapUncertaintyIsAbsoluteAndApartFromColour()
     {
         // Issue 22 point 7: a tiny std must not wash a cell out, and a cell's colour is always the colour bar's.
