@@ -271,13 +271,19 @@ void SrtfTree::collect(double lo, double hi, std::vector<int>& out) const
 
 void SrtfTree::rebuild(const std::vector<Entry>& order)
 {
-    // a Cartesian tree over the nodes in their new order, by their (kept) priorities, the right spine on a
-    // stack; a node leaving the spine has its whole subtree, so its sums are made then
+    // a Cartesian tree over the nodes in their new order, the right spine on a stack; a node leaving the spine
+    // has its whole subtree, so its sums are made then. The priorities are made anew so that the tree is as
+    // shallow as it can be (depth at most log2(n + 1)): the node at (1-based) place i gets kTop + the trailing
+    // zeros of i, above every random priority but a few in 2^32, so jobs inserted later sit under this frame as
+    // a treap's nodes do (the shape never changes what a query returns)
+    constexpr uint32_t kTop = 0xFFFFFFFFu - 64;
     m_stack.clear();
+    uint32_t place = 0;
     for (const Entry& e : order) {
         const int n = e.node;
         Node& x = m_nodes[size_t(n)];
         x.u = e.u;
+        x.prio = kTop + uint32_t(__builtin_ctz(++place));
         x.left = x.right = -1;
         int last = -1;
         while (!m_stack.empty() && m_nodes[size_t(m_stack.back())].prio < x.prio) {
@@ -293,6 +299,23 @@ void SrtfTree::rebuild(const std::vector<Entry>& order)
     for (auto it = m_stack.rbegin(); it != m_stack.rend(); ++it)
         pull(*it);
     m_root = m_stack.empty() ? -1 : m_stack.front();
+}
+
+int SrtfTree::height() const
+{
+    int best = 0;
+    std::vector<std::pair<int, int>> stack; // node, depth
+    if (m_root >= 0)
+        stack.push_back({m_root, 1});
+    while (!stack.empty()) {
+        const auto [n, d] = stack.back();
+        stack.pop_back();
+        best = std::max(best, d);
+        for (int c : {m_nodes[size_t(n)].left, m_nodes[size_t(n)].right})
+            if (c >= 0)
+                stack.push_back({c, d + 1});
+    }
+    return best;
 }
 
 } // namespace ss

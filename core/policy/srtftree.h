@@ -65,6 +65,8 @@ public:
         bool operator<(const Entry& o) const { return u < o.u || (u == o.u && job < o.job); }
     };
     void rebuild(const std::vector<Entry>& order);
+    /// The number of nodes on the longest path from the root (tests: rebuild leaves at most log2(n + 1)).
+    int height() const;
 
 private:
     static constexpr double kInf = std::numeric_limits<double>::infinity();

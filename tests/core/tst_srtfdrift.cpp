@@ -14,6 +14,7 @@
 #include "io/traceio.h"
 #include "model/tracegen.h"
 #include "policy/srtfdrift.h"
+#include "policy/srtftree.h"
 #include "run/runner.h"
 #include "walkoracle.h"
 
@@ -113,6 +114,55 @@ private Q_SLOTS:
             QVERIFY(idx.rebuilds() > 100);
         if (factor > 1e6)
             QCOMPARE(idx.rebuilds(), uint64_t(0));
+    }
+
+    void treeIsShallowAfterRebuild()
+    {
+        // 3,000 jobs inserted at random keys (a treap: depth about 2 ln n on average, more at the deepest), then
+        // rebuilt at new keys: at most log2(n + 1) levels, 12 here; later inserts and erases keep every sum right
+        const size_t types = 2;
+        SrtfTree t;
+        t.reset(4000, types);
+        std::mt19937_64 rng(7);
+        std::uniform_real_distribution<double> key(0, 1000);
+        std::vector<double> u(4000, -1);
+        std::vector<std::array<int64_t, 2>> use(4000);
+        for (int j = 0; j < 3000; ++j) {
+            u[size_t(j)] = key(rng);
+            use[size_t(j)] = {int64_t(rng() % 4000), int64_t(rng() % 2000)};
+            t.insert(j, u[size_t(j)], use[size_t(j)].data(), SrtfLine {});
+        }
+        QVERIFY2(t.height() > 12, "a treap of 3,000 random keys is deeper than a balanced tree");
+        std::vector<SrtfTree::Entry> order;
+        for (int j = 0; j < 3000; ++j) {
+            u[size_t(j)] = key(rng);
+            order.push_back({u[size_t(j)], j, t.nodeOf(j)});
+        }
+        std::sort(order.begin(), order.end());
+        t.rebuild(order);
+        QCOMPARE(t.height(), 12);
+        for (int j = 3000; j < 3300; ++j) {
+            u[size_t(j)] = key(rng);
+            use[size_t(j)] = {int64_t(rng() % 4000), int64_t(rng() % 2000)};
+            t.insert(j, u[size_t(j)], use[size_t(j)].data(), SrtfLine {});
+        }
+        for (int j = 0; j < 300; ++j) {
+            t.erase(j * 7);
+            u[size_t(j * 7)] = -1;
+        }
+        for (int q = 0; q < 200; ++q) {
+            double lo = key(rng), hi = key(rng);
+            if (hi < lo)
+                std::swap(lo, hi);
+            std::array<int64_t, 2> got {0, 0}, want {0, 0};
+            t.sum(lo, hi, got.data());
+            for (size_t j = 0; j < u.size(); ++j)
+                if (u[j] >= lo && u[j] < hi)
+                    for (size_t k = 0; k < types; ++k)
+                        want[k] += use[j][k];
+            QCOMPARE(got, want);
+        }
+        QCOMPARE(t.size(), 3000);
     }
 
     void contendedRunsMatchASort_data()
