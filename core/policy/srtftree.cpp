@@ -4,12 +4,6 @@
 
 namespace ss {
 
-double SrtfLine::at(double t) const
-{
-    // as JobRuntime::remainingAt
-    return std::max(0.0, rem - std::max(0.0, t - from) * rate);
-}
-
 void SrtfTree::reset(size_t jobs, size_t types)
 {
     m_types = types;

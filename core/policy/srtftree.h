@@ -2,6 +2,7 @@
 // The tree under SrtfDrift (srtfdrift.h): running jobs ordered by a fixed estimate `u` of their work left (a
 // double; the job breaks ties), with what each holds per GPU type summed over every subtree (a treap), and
 // each job's work line kept beside it so the estimates can all be renewed in one pass (rebuild).
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -16,7 +17,7 @@ namespace ss {
 /// (max(lastUpdate, resumeAt)), then falling at `rate`, floored at 0.
 struct SrtfLine {
     double rem = 0, from = 0, rate = 0;
-    double at(double t) const;
+    double at(double t) const { return std::max(0.0, rem - std::max(0.0, t - from) * rate); } // as JobRuntime::remainingAt
 };
 
 class SrtfTree {
