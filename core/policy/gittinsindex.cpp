@@ -24,7 +24,7 @@ double certLevel(double theta, double g) { return theta < 0 ? theta : std::min(t
 constexpr double kJump = 0.1;
 constexpr double kSlack = 0.1;
 // The grid: 2^kSub cells per octave, from 2^kLowExp up (cell 0 holds everything below, 0 included).
-constexpr int kSub = 4;
+constexpr int kSub = 3;
 constexpr int kLowExp = -30;
 constexpr int kBase = (1023 + kLowExp) << kSub;
 

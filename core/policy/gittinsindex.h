@@ -13,7 +13,7 @@
 // - the zone: jobs whose index may be at most about theta, evaluated exactly at every decision that asks about
 //   the queue and kept sorted (tens of jobs);
 // - above: jobs certified to have an index above theta until a given time, and to stay within a band of three
-//   cells of a fixed geometric grid (16 cells per octave). They sit in their middle cell, with what the cells hold
+//   cells of a fixed geometric grid (8 cells per octave). They sit in their middle cell, with what the cells hold
 //   summed per GPU type in a Fenwick tree; a question at a level above theta evaluates the three cells whose bands
 //   hold it, and sums the cells certainly above or below it.
 // A certificate is made from the index's bounds over each piece of attained service (GittinsTable::pieceStarts;
@@ -159,7 +159,7 @@ private:
     std::vector<double> m_treeMin, m_treeMax;
     size_t firstLeaving(size_t from, double lowLimit, double highLimit) const;
 
-    // the grid: cell(x) from x's bits (16 cells per octave), cells 0 and kCells - 1 open-ended
+    // the grid: cell(x) from x's bits (8 cells per octave from 2^-30, kSub in the .cpp), cells 0 and kCells - 1 open-ended
     static constexpr int kCells = 1120;
     static int cellOf(double x);
     static double edge(int c); // least level of cell c (c <= 0: -inf ... as needed; c >= kCells: +inf)
