@@ -17,12 +17,12 @@ constexpr double kInfIndex = std::numeric_limits<double>::infinity();
 // (1 + 2 kHyst) theta. A certificate above is made against a level up to (1 + kRoom) theta, so that theta can rise
 // that far without re-examining it; theta is set kRoom above the levels the walk needs.
 constexpr double kHyst = 0.01;
-constexpr double kRoom = 0.03;
+constexpr double kRoom = 0.01;
 /// The level a job at index g above theta is certified against: up to kRoom above theta, below g by the hysteresis.
 double certLevel(double theta, double g) { return theta < 0 ? theta : std::min(theta * (1 + kRoom), g / (1 + kHyst)); }
 // theta rises at once to a level up to kJump above it, and falls when the recent levels stay kSlack below it
 constexpr double kJump = 0.1;
-constexpr double kSlack = 0.1;
+constexpr double kSlack = 0.05;
 // The grid: 2^kSub cells per octave, from 2^kLowExp up (cell 0 holds everything below, 0 included).
 constexpr int kSub = 3;
 constexpr int kLowExp = -30;
