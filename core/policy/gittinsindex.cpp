@@ -624,12 +624,14 @@ int GittinsRunIndex::firstNotFitting(const Pos* from, const Pos* to, int64_t* bu
         for (size_t i = m_cont.next; i < m_bottom.size(); ++i) {
             const int64_t* u = useOf(m_bottom[i].job);
             if (!holdingFits(u, bud, T)) {
+                restUpTo(&m_bottom[i], bud);
                 m_cont.job = m_bottom[i].job;
                 m_cont.next = i + 1;
                 return m_cont.job;
             }
             holdingTake(u, bud, T);
         }
+        restUpTo(nullptr, bud);
         first = m_cont.queue + 1;
     }
     m_cont.valid = false;
@@ -729,10 +731,24 @@ int GittinsRunIndex::firstNotFitting(const Pos* from, const Pos* to, int64_t* bu
                 coveredBelow(y);
         }
         {
-            // those below y, in order: the zone's are sorted already, the cells' are sorted and merged in
+            // those below y, in order: the zone's are sorted already, the cells' are sorted and merged in. Only the
+            // jobs holding a type the stretch is short of are put in order: walking in order, a job that holds
+            // none of them always fits (what all the jobs below y hold of such a type fits in what is left of it
+            // once the jobs above them are taken), so the walk can only stop at the others, and where it stops
+            // depends on them alone; the rest are taken as the walk passes them (restUpTo)
             size_t w = 0, zoneKept = 0;
+            m_rest.clear();
+            m_restDone = 0;
             for (size_t i = 0; i < bottom.size(); ++i)
                 if (-bottom[i].key[1] < y) {
+                    bool short_ = false;
+                    const int64_t* u = useOf(bottom[i].job);
+                    for (size_t t = 0; t < T && !short_; ++t)
+                        short_ = m_need[t] > 0 && u[t] > 0;
+                    if (!short_) {
+                        m_rest.push_back(bottom[i]);
+                        continue;
+                    }
                     zoneKept += i < zoneEnd ? 1 : 0;
                     bottom[w++] = bottom[i];
                 }
@@ -766,6 +782,7 @@ int GittinsRunIndex::firstNotFitting(const Pos* from, const Pos* to, int64_t* bu
         for (size_t i = 0; i < bottom.size(); ++i) {
             const int64_t* u = useOf(bottom[i].job);
             if (!holdingFits(u, bud, T)) {
+                restUpTo(&bottom[i], bud);
                 m_cont = {true, m_version, bottom[i].job, to ? *to : Pos {}, to != nullptr, qi, i + 1};
                 return bottom[i].job;
             }
@@ -774,6 +791,16 @@ int GittinsRunIndex::firstNotFitting(const Pos* from, const Pos* to, int64_t* bu
         throw std::logic_error("GittinsRunIndex: a stretch that did not fit had no job that did not fit");
     }
     return -1;
+}
+
+void GittinsRunIndex::restUpTo(const Pos* limit, int64_t* bud)
+{
+    // every job of m_rest before `limit` (all when null) not taken yet is taken now
+    const auto done = m_rest.begin() + long(m_restDone);
+    const auto mid = limit ? std::partition(done, m_rest.end(), [&](const Pos& p) { return p < *limit; }) : m_rest.end();
+    for (auto it = done; it != mid; ++it)
+        holdingTake(useOf(it->job), bud, m_types);
+    m_restDone = size_t(mid - m_rest.begin());
 }
 
 } // namespace ss

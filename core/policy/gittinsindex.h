@@ -195,6 +195,11 @@ private:
     template <class F> void forCells(const Queue& q, int c0, int c1, F f) const;
 
     std::vector<Pos> m_bottom, m_merged;
+    // the lowest jobs of a stretch that hold none of the types it is short of: they always fit, so they are not put
+    // in order; each is taken when the walk passes it (restUpTo), [0, m_restDone) taken already
+    std::vector<Pos> m_rest;
+    size_t m_restDone = 0;
+    void restUpTo(const Pos* limit, int64_t* bud);
     std::vector<int64_t> m_acc, m_need, m_held, m_tmp;
     std::vector<int> m_seen;
     // where the last firstNotFitting stopped inside m_bottom, to go on from there at the next call (the walk asks
