@@ -702,13 +702,29 @@ int GittinsRunIndex::firstNotFitting(const Pos* from, const Pos* to, int64_t* bu
                 bottom.push_back(p);
         const size_t zoneEnd = bottom.size(); // bottom[0, zoneEnd): the zone's, sorted (ready)
         double y = q.theta; // every job inside below y is at hand (jobs above have an index above theta)
+        // what the jobs at hand below a level hold; the level only rises, so a job counted stays counted and only
+        // the jobs not counted yet (m_pending, places in bottom) and those added since are looked at again
         std::vector<int64_t>& held = m_held;
+        std::fill(held.begin(), held.end(), 0);
+        std::vector<uint32_t>& pending = m_pending;
+        pending.clear();
+        size_t seen = 0;
         auto coveredBelow = [&](double level) {
-            std::fill(held.begin(), held.end(), 0);
-            for (const Pos& p : bottom)
-                if (-p.key[1] < level)
-                    for (size_t t = 0; t < T; ++t)
-                        held[t] += useOf(p.job)[t];
+            auto count = [&](size_t k) {
+                if (!(-bottom[k].key[1] < level))
+                    return false;
+                for (size_t t = 0; t < T; ++t)
+                    held[t] += useOf(bottom[k].job)[t];
+                return true;
+            };
+            size_t w = 0;
+            for (const uint32_t k : pending)
+                if (!count(k))
+                    pending[w++] = k;
+            pending.resize(w);
+            for (; seen < bottom.size(); ++seen)
+                if (!count(seen))
+                    pending.push_back(uint32_t(seen));
             for (size_t t = 0; t < T; ++t)
                 if (held[t] < m_need[t])
                     return false;

@@ -198,6 +198,7 @@ private:
     // the lowest jobs of a stretch that hold none of the types it is short of: they always fit, so they are not put
     // in order; each is taken when the walk passes it (restUpTo), [0, m_restDone) taken already
     std::vector<Pos> m_rest;
+    std::vector<uint32_t> m_pending; // scratch of firstNotFitting: places in m_bottom not yet below the level
     size_t m_restDone = 0;
     void restUpTo(const Pos* limit, int64_t* bud);
     std::vector<int64_t> m_acc, m_need, m_held, m_tmp;
