@@ -697,6 +697,18 @@ int GittinsRunIndex::firstNotFitting(const Pos* from, const Pos* to, int64_t* bu
             m_need[t] = std::max<int64_t>(0, acc[t] - bud[t]);
         std::vector<Pos>& bottom = m_bottom;
         bottom.clear();
+        m_rest.clear();
+        m_restDone = 0;
+        m_lazy.clear();
+        m_lazyDone = 0;
+        m_lazyHeld.assign(T, 0);
+        auto holdsShort = [&](int j) {
+            const int64_t* u = useOf(j);
+            for (size_t t = 0; t < T; ++t)
+                if (m_need[t] > 0 && u[t] > 0)
+                    return true;
+            return false;
+        };
         for (const Pos& p : q.sorted)
             if (inside(p))
                 bottom.push_back(p);
@@ -736,9 +748,27 @@ int GittinsRunIndex::firstNotFitting(const Pos* from, const Pos* to, int64_t* bu
             y = kInfIndex; // the zone holds every job inside
         if (!coveredBelow(y)) {
             for (int c = std::max(0, cStart); c <= cEnd; ++c) {
-                for (const int j : q.cells[size_t(c)])
-                    if (inside(exact(j)))
+                // a job holding none of the short types is only taken as the walk passes it (below): it is not
+                // evaluated where its band alone says whether it is inside
+                const double bandLo = edge(c - 1), bandHi = edge(c + 2);
+                const bool sureIn = (!lo || bandHi <= xf) && (!hi || bandLo > xt);
+                const bool sureOut = (lo && bandLo > xf) || (hi && bandHi <= xt);
+                for (const int j : q.cells[size_t(c)]) {
+                    if (!holdsShort(j)) {
+                        if (sureOut)
+                            continue;
+                        if (sureIn)
+                            m_lazy.push_back({j, bandLo, bandHi});
+                        else if (inside(exact(j)))
+                            m_rest.push_back(m_pos[size_t(j)]);
+                        else
+                            continue;
+                        for (size_t t = 0; t < T; ++t)
+                            m_lazyHeld[t] += useOf(j)[t];
+                    } else if (inside(exact(j))) {
                         bottom.push_back(m_pos[size_t(j)]);
+                    }
+                }
                 y = c == cEnd ? kInfIndex : std::max(y, edge(c));
                 if (coveredBelow(y))
                     break;
@@ -753,15 +783,9 @@ int GittinsRunIndex::firstNotFitting(const Pos* from, const Pos* to, int64_t* bu
             // once the jobs above them are taken), so the walk can only stop at the others, and where it stops
             // depends on them alone; the rest are taken as the walk passes them (restUpTo)
             size_t w = 0, zoneKept = 0;
-            m_rest.clear();
-            m_restDone = 0;
             for (size_t i = 0; i < bottom.size(); ++i)
                 if (-bottom[i].key[1] < y) {
-                    bool short_ = false;
-                    const int64_t* u = useOf(bottom[i].job);
-                    for (size_t t = 0; t < T && !short_; ++t)
-                        short_ = m_need[t] > 0 && u[t] > 0;
-                    if (!short_) {
+                    if (!holdsShort(bottom[i].job)) {
                         m_rest.push_back(bottom[i]);
                         continue;
                     }
@@ -793,8 +817,10 @@ int GittinsRunIndex::firstNotFitting(const Pos* from, const Pos* to, int64_t* bu
             }
             noteAsked(q, reach);
         }
+        // taken now: the stretch less its lowest jobs (held) and less the cells' jobs of other types (taken as
+        // the walk passes them, as the lowest jobs of other types are)
         for (size_t t = 0; t < T; ++t)
-            bud[t] -= acc[t] - held[t];
+            bud[t] -= acc[t] - held[t] - m_lazyHeld[t];
         for (size_t i = 0; i < bottom.size(); ++i) {
             const int64_t* u = useOf(bottom[i].job);
             if (!holdingFits(u, bud, T)) {
@@ -817,6 +843,22 @@ void GittinsRunIndex::restUpTo(const Pos* limit, int64_t* bud)
     for (auto it = done; it != mid; ++it)
         holdingTake(useOf(it->job), bud, m_types);
     m_restDone = size_t(mid - m_rest.begin());
+    // the cells' jobs known by their bands: before `limit` (a higher index) for sure, after it for sure, or
+    // evaluated
+    const double g = limit ? -limit->key[1] : 0;
+    const auto lazyDone = m_lazy.begin() + long(m_lazyDone);
+    const auto lazyMid = limit ? std::partition(lazyDone, m_lazy.end(),
+                                                [&](const Lazy& z) {
+                                                    if (z.lo > g)
+                                                        return true;
+                                                    if (z.hi <= g)
+                                                        return false;
+                                                    return exact(z.job) < *limit;
+                                                })
+                               : m_lazy.end();
+    for (auto it = lazyDone; it != lazyMid; ++it)
+        holdingTake(useOf(it->job), bud, m_types);
+    m_lazyDone = size_t(lazyMid - m_lazy.begin());
 }
 
 } // namespace ss

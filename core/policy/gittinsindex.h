@@ -198,6 +198,14 @@ private:
     // the lowest jobs of a stretch that hold none of the types it is short of: they always fit, so they are not put
     // in order; each is taken when the walk passes it (restUpTo), [0, m_restDone) taken already
     std::vector<Pos> m_rest;
+    // such jobs met in the cells, not evaluated: their bands place them against a position unless it lies inside
+    struct Lazy {
+        int job;
+        double lo, hi; // the band: lo <= index < hi
+    };
+    std::vector<Lazy> m_lazy;
+    size_t m_lazyDone = 0;
+    std::vector<int64_t> m_lazyHeld;
     std::vector<uint32_t> m_pending; // scratch of firstNotFitting: places in m_bottom not yet below the level
     size_t m_restDone = 0;
     void restUpTo(const Pos* limit, int64_t* bud);
