@@ -692,7 +692,9 @@ int GittinsRunIndex::firstNotFitting(const Pos* from, const Pos* to, int64_t* bu
         // Short of room: the stretch's lowest jobs, in exact order, until they hold the shortfall of every type
         // (each job above them then fits). The zone is evaluated whole; jobs above theta are taken cell by cell
         // from the bottom of the stretch up: once cells up to c are evaluated, every job inside with an index below
-        // edge(c) is at hand (an unevaluated one has its band, and so its index, at or above edge(c)).
+        // edge(c) is at hand (an unevaluated one has its band, and so its index, at or above edge(c)). Of the
+        // cells' jobs, only those holding a type the stretch is short of need to be at hand; the others are set
+        // aside (m_rest, m_lazy) and taken as the walk passes them.
         for (size_t t = 0; t < T; ++t)
             m_need[t] = std::max<int64_t>(0, acc[t] - bud[t]);
         std::vector<Pos>& bottom = m_bottom;
