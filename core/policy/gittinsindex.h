@@ -195,19 +195,18 @@ private:
     template <class F> void forCells(const Queue& q, int c0, int c1, F f) const;
 
     std::vector<Pos> m_bottom, m_merged;
-    // the lowest jobs of a stretch that hold none of the types it is short of: they always fit, so they are not put
-    // in order; each is taken when the walk passes it (restUpTo), [0, m_restDone) taken already
-    std::vector<Pos> m_rest;
-    // such jobs met in the cells, not evaluated: their bands place them against a position unless it lies inside
-    struct Lazy {
+    // The jobs of a stretch that does not fit holding none of the types it is short of: they always fit, so they
+    // are not put in order; each is taken when the walk passes it (restUpTo), [0, m_asideDone) taken already. A
+    // cell's job not evaluated is placed by its band [lo, hi) where that decides; an evaluated one has an open band
+    // and is placed by its exact position.
+    struct Aside {
         int job;
-        double lo, hi; // the band: lo <= index < hi
+        double lo, hi;
     };
-    std::vector<Lazy> m_lazy;
-    size_t m_lazyDone = 0;
-    std::vector<int64_t> m_lazyHeld;
+    std::vector<Aside> m_aside;
+    size_t m_asideDone = 0;
+    std::vector<int64_t> m_asideHeld; // what the cells' jobs set aside hold (not in the lowest jobs' sum)
     std::vector<uint32_t> m_pending; // scratch of firstNotFitting: places in m_bottom not yet below the level
-    size_t m_restDone = 0;
     void restUpTo(const Pos* limit, int64_t* bud);
     std::vector<int64_t> m_acc, m_need, m_held, m_tmp;
     std::vector<int> m_seen;

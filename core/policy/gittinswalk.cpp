@@ -165,16 +165,14 @@ int GittinsRunIndex::firstNotFitting(const Pos* from, const Pos* to, int64_t* bu
         // from the bottom of the stretch up: once cells up to c are evaluated, every job inside with an index below
         // edge(c) is at hand (an unevaluated one has its band, and so its index, at or above edge(c)). Of the
         // cells' jobs, only those holding a type the stretch is short of need to be at hand; the others are set
-        // aside (m_rest, m_lazy) and taken as the walk passes them.
+        // aside (m_aside) and taken as the walk passes them.
         for (size_t t = 0; t < T; ++t)
             m_need[t] = std::max<int64_t>(0, acc[t] - bud[t]);
         std::vector<Pos>& bottom = m_bottom;
         bottom.clear();
-        m_rest.clear();
-        m_restDone = 0;
-        m_lazy.clear();
-        m_lazyDone = 0;
-        m_lazyHeld.assign(T, 0);
+        m_aside.clear();
+        m_asideDone = 0;
+        m_asideHeld.assign(T, 0);
         auto holdsShort = [&](int j) {
             const int64_t* u = useOf(j);
             for (size_t t = 0; t < T; ++t)
@@ -231,13 +229,13 @@ int GittinsRunIndex::firstNotFitting(const Pos* from, const Pos* to, int64_t* bu
                         if (sureOut)
                             continue;
                         if (sureIn)
-                            m_lazy.push_back({j, bandLo, bandHi});
+                            m_aside.push_back({j, bandLo, bandHi});
                         else if (inside(exact(j)))
-                            m_rest.push_back(m_pos[size_t(j)]);
+                            m_aside.push_back({j, -kInfIndex, kInfIndex});
                         else
                             continue;
                         for (size_t t = 0; t < T; ++t)
-                            m_lazyHeld[t] += useOf(j)[t];
+                            m_asideHeld[t] += useOf(j)[t];
                     } else if (inside(exact(j))) {
                         bottom.push_back(m_pos[size_t(j)]);
                     }
@@ -259,7 +257,7 @@ int GittinsRunIndex::firstNotFitting(const Pos* from, const Pos* to, int64_t* bu
             for (size_t i = 0; i < bottom.size(); ++i)
                 if (-bottom[i].key[1] < y) {
                     if (!holdsShort(bottom[i].job)) {
-                        m_rest.push_back(bottom[i]);
+                        m_aside.push_back({bottom[i].job, -kInfIndex, kInfIndex});
                         continue;
                     }
                     zoneKept += i < zoneEnd ? 1 : 0;
@@ -293,7 +291,7 @@ int GittinsRunIndex::firstNotFitting(const Pos* from, const Pos* to, int64_t* bu
         // taken now: the stretch less its lowest jobs (held) and less the cells' jobs of other types (taken as
         // the walk passes them, as the lowest jobs of other types are)
         for (size_t t = 0; t < T; ++t)
-            bud[t] -= acc[t] - held[t] - m_lazyHeld[t];
+            bud[t] -= acc[t] - held[t] - m_asideHeld[t];
         for (size_t i = 0; i < bottom.size(); ++i) {
             const int64_t* u = useOf(bottom[i].job);
             if (!holdingFits(u, bud, T)) {
@@ -310,28 +308,22 @@ int GittinsRunIndex::firstNotFitting(const Pos* from, const Pos* to, int64_t* bu
 
 void GittinsRunIndex::restUpTo(const Pos* limit, int64_t* bud)
 {
-    // every job of m_rest before `limit` (all when null) not taken yet is taken now
-    const auto done = m_rest.begin() + long(m_restDone);
-    const auto mid = limit ? std::partition(done, m_rest.end(), [&](const Pos& p) { return p < *limit; }) : m_rest.end();
+    // every job set aside before `limit` (all when null) and not taken yet is taken now: before it for sure by
+    // its band (a higher index), after it for sure, or by its exact position (evaluated once per decision)
+    const double g = limit ? -limit->key[1] : 0;
+    const auto done = m_aside.begin() + long(m_asideDone);
+    const auto mid = limit ? std::partition(done, m_aside.end(),
+                                            [&](const Aside& z) {
+                                                if (z.lo > g)
+                                                    return true;
+                                                if (z.hi <= g)
+                                                    return false;
+                                                return exact(z.job) < *limit;
+                                            })
+                           : m_aside.end();
     for (auto it = done; it != mid; ++it)
         holdingTake(useOf(it->job), bud, m_types);
-    m_restDone = size_t(mid - m_rest.begin());
-    // the cells' jobs known by their bands: before `limit` (a higher index) for sure, after it for sure, or
-    // evaluated
-    const double g = limit ? -limit->key[1] : 0;
-    const auto lazyDone = m_lazy.begin() + long(m_lazyDone);
-    const auto lazyMid = limit ? std::partition(lazyDone, m_lazy.end(),
-                                                [&](const Lazy& z) {
-                                                    if (z.lo > g)
-                                                        return true;
-                                                    if (z.hi <= g)
-                                                        return false;
-                                                    return exact(z.job) < *limit;
-                                                })
-                               : m_lazy.end();
-    for (auto it = lazyDone; it != lazyMid; ++it)
-        holdingTake(useOf(it->job), bud, m_types);
-    m_lazyDone = size_t(lazyMid - m_lazy.begin());
+    m_asideDone = size_t(mid - m_aside.begin());
 }
 
 } // namespace ss
