@@ -242,6 +242,87 @@ private Q_SLOTS:
         QVERIFY(untouched > 80 * 6 * 4); // most servers of a slot untouched, as in a large cluster
     }
 
+    // The ledger keeps the subroutine's per-slot rankings across quotes and repairs them in place as reservations
+    // change (Ledger::Ranking). Every quote must be the one a ledger without them gives (a copy whose prices are
+    // cached again, which drops them): many servers against the rankings' length (prefixes that are not every
+    // server) and few (prefixes that are), commits and releases (costs that rise and fall), single adds of one
+    // item and of none, rigid and elastic jobs of 1-5 chunks, with and without worker masks.
+    void rankingsFollowReservations()
+    {
+        Rng rng(11);
+        int quotes = 0, admitted = 0, released = 0;
+        for (int c = 0; c < 12; ++c) {
+            const int T = 10, H = c % 2 ? 30 : 7, K = c % 3 ? 12 : 4;
+            OasisScenario sc = smallScenario(H, K, T);
+            for (OasisServer& w : sc.workers)
+                w.cap = {double(1 + rng.below(4)), double(2 + rng.below(6)), 0, 0};
+            for (OasisServer& k : sc.psServers)
+                k.cap = {0, double(1 + rng.below(6)), 0, 0};
+            Ledger wl, pl;
+            wl.reset(sc.workers, T);
+            pl.reset(sc.psServers, T);
+            PriceFamily p, q;
+            p.L = q.L = 0.5;
+            p.U = {30, 8, 1, 1};
+            q.U = {1, 12, 1, 1};
+            wl.cachePrices(p);
+            pl.cachePrices(q);
+            std::vector<std::vector<char>> masks(3, std::vector<char>(size_t(H), 1));
+            for (size_t m = 1; m < masks.size(); ++m)
+                for (char& x : masks[m])
+                    x = rng.uniform() < 0.6;
+            std::vector<std::pair<OasisJob, Schedule>> live;
+            for (int step = 0; step < 60; ++step) {
+                OasisJob j = simpleJob(step, int(rng.below(4)), int(1 + rng.below(5)), int(1 + rng.below(12)), 60);
+                j.f.kind = Utility::Kind::Linear;
+                j.f.g2 = rng.uniform(0.5, 6);
+                const int m = int(rng.below(4)); // 3: no mask
+                SubroutineInput in {&j, j.workerSlots(1), &wl, &pl, &p, &q, rng.uniform() < 0.5,
+                                    m < 3 ? &masks[size_t(m)] : nullptr};
+                if (in.rigid)
+                    in.work = ((in.work + j.chunks - 1) / j.chunks) * j.chunks;
+                Ledger wRef = wl, pRef = pl;
+                wRef.cachePrices(p);
+                pRef.cachePrices(q);
+                SubroutineInput ref = in;
+                ref.workers = &wRef;
+                ref.ps = &pRef;
+                const Quote a = bestSchedule(in), b = bestSchedule(ref);
+                ++quotes;
+                QCOMPARE(a.feasible, b.feasible);
+                if (a.feasible) {
+                    QVERIFY2(a.payoff() == b.payoff(), qPrintable(QString("case %1 step %2: payoff %3 against %4")
+                                                                       .arg(c).arg(step).arg(a.payoff(), 0, 'g', 17)
+                                                                       .arg(b.payoff(), 0, 'g', 17)));
+                    QCOMPARE(a.schedule.completion, b.schedule.completion);
+                    QCOMPARE(a.schedule.slots.size(), b.schedule.slots.size());
+                    for (size_t i = 0; i < a.schedule.slots.size(); ++i) {
+                        QCOMPARE(a.schedule.slots[i].y, b.schedule.slots[i].y);
+                        QCOMPARE(a.schedule.slots[i].z, b.schedule.slots[i].z);
+                    }
+                    if (a.payoff() > 0) {
+                        commitSchedule(j, a.schedule, wl, pl, +1);
+                        live.push_back({j, a.schedule});
+                        ++admitted;
+                    }
+                }
+                if (!live.empty() && rng.uniform() < 0.3) { // a reservation given back: its servers get cheaper
+                    const size_t k = size_t(rng.below(uint64_t(live.size())));
+                    commitSchedule(live[k].first, live[k].second, wl, pl, -1);
+                    live.erase(live.begin() + std::ptrdiff_t(k));
+                    ++released;
+                }
+                if (rng.uniform() < 0.3) { // one item more, or none (a server only marked reserved on)
+                    const int s = int(rng.below(uint64_t(H))), t = int(rng.below(uint64_t(T)));
+                    wl.add(s, t, {1, 1, 0, 0}, wl.unitsFree(s, t, {1, 1, 0, 0}) > 0 ? int(rng.below(2)) : 0);
+                }
+            }
+        }
+        QVERIFY(quotes == 720);
+        QVERIFY(admitted >= 150);
+        QVERIFY(released >= 40);
+    }
+
     void negativePayoffRejected()
     {
         OasisScenario sc = smallScenario(1, 1, 6);

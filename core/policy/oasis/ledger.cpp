@@ -16,6 +16,35 @@ void Ledger::reset(const std::vector<OasisServer>& servers, int slots)
     m_touched.assign(m_cells.size(), 0);
     m_touchedAt.assign(size_t(std::max(slots, 0)), {});
     m_cached = false;
+    m_rankings.assign(size_t(std::max(slots, 0)), {});
+    m_masks.clear();
+    m_asked.clear();
+    m_askedNext = 0;
+}
+
+bool Ledger::askedBefore(int need, int mask, const Amounts& demand) const
+{
+    for (const Question& q : m_asked)
+        if (q.need == need && q.mask == mask && q.demand == demand)
+            return true;
+    if (m_asked.size() < kAsked) {
+        m_asked.push_back({need, mask, demand});
+    } else {
+        m_asked[m_askedNext] = {need, mask, demand};
+        m_askedNext = (m_askedNext + 1) % kAsked;
+    }
+    return false;
+}
+
+int Ledger::maskId(const std::vector<char>* mask) const
+{
+    if (!mask)
+        return -1;
+    for (size_t i = 0; i < m_masks.size(); ++i)
+        if (m_masks[i] == *mask)
+            return int(i);
+    m_masks.push_back(*mask);
+    return int(m_masks.size()) - 1;
 }
 
 void Ledger::cachePrices(const PriceFamily& pf)
@@ -24,6 +53,8 @@ void Ledger::cachePrices(const PriceFamily& pf)
     m_L = pf.L;
     m_Lr = pf.Lr;
     m_cached = true;
+    for (std::vector<Ranking>& rs : m_rankings) // every price may have changed
+        rs.clear();
     for (int s = 0; s < servers(); ++s)
         for (int t = 0; t < m_slots; ++t)
             for (int r = 0; r < kResources; ++r)
@@ -45,6 +76,40 @@ void Ledger::add(int s, int t, const Amounts& demand, int count)
         pf.Lr = m_Lr;
         for (int r = 0; r < kResources; ++r)
             m_cells[cell(s, t)].price[r] = pf.price(m_cells[cell(s, t)].used[r], m_cap[size_t(s)][size_t(r)], r);
+        repairRankings(s, t);
+    }
+}
+
+void Ledger::repairRankings(int s, int t)
+{
+    // Only server s changed in slot t: every other server keeps its cost and items, so a ranking stays an exact
+    // prefix of the order once s is taken out and put back where its new cost and items put it (when that is
+    // inside the prefix, or the ranking holds every server that can take an item).
+    auto before = [](const ServerUnits& a, double cost, int server) {
+        return a.cost < cost || (a.cost == cost && a.server < server);
+    };
+    for (Ranking& r : m_rankings[size_t(t)]) {
+        if (!r.valid || !maskAllows(r.mask, s))
+            continue;
+        for (size_t i = 0; i < r.units.size(); ++i)
+            if (r.units[i].server == s) {
+                r.units.erase(r.units.begin() + std::ptrdiff_t(i));
+                break;
+            }
+        if (const int u = unitsFreeCapped(s, t, r.demand, r.need); u > 0) {
+            const double cost = cachedUnitCost(s, t, r.demand);
+            size_t pos = 0;
+            while (pos < r.units.size() && before(r.units[pos], cost, s))
+                ++pos;
+            if (pos < r.units.size() || r.complete)
+                r.units.insert(r.units.begin() + std::ptrdiff_t(pos), ServerUnits {cost, s, u});
+            if (int(r.units.size()) > r.keep) {
+                r.units.pop_back();
+                r.complete = false;
+            }
+        }
+        if (!r.complete && int(r.units.size()) < r.need)
+            r.valid = false; // too short to answer: rebuilt at its next question
     }
 }
 

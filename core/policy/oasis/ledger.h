@@ -12,6 +12,13 @@ namespace ss::oasis {
 
 struct PriceFamily;
 
+/// A server that can take items of a demand in a slot: its unit cost there and how many items fit (capped).
+struct ServerUnits {
+    double cost;
+    int server;
+    int units;
+};
+
 class Ledger {
 public:
     void reset(const std::vector<OasisServer>& servers, int slots);
@@ -59,6 +66,47 @@ public:
     bool touched(int s, int t) const { return m_touched[cell(s, t)] != 0; }
     const std::vector<int>& touchedAt(int t) const { return m_touchedAt[size_t(t)]; }
 
+    /// The subroutine's memo of its rankings (subroutine.cpp, sortedUnits), per slot: for one question (a demand,
+    /// the items it may need, the worker servers a mask allows) the servers of slot t that can take an item, in
+    /// the order (unit cost, server), each with the items it can take (at most `need`). `units` is always an exact
+    /// prefix of that order, at most `keep` long: every add() to a server of slot t repairs the slot's rankings in
+    /// place (the server leaves its place and goes back where its new cost puts it, if that is inside the prefix),
+    /// so a commit does not make the next job read every server of the slots it reserved in again. A ranking whose
+    /// prefix falls below `need` servers (without holding every server that can take an item) is rebuilt at its
+    /// next question. Kept only while prices are cached (otherwise a cost reads the caller's PriceFamily).
+    /// Mutable: a quote (const) fills it; one ledger serves one simulation at a time (a policy's copy has its own).
+    struct Ranking {
+        int need = 0;
+        int keep = 0;
+        int mask = -1; // maskId(); -1 = every server
+        Amounts demand {};
+        bool valid = false;
+        bool complete = false; // holds every server that can take an item
+        uint64_t used = 0;     // when last asked (the least recently asked gives way past kRankings)
+        std::vector<ServerUnits> units;
+    };
+    /// Rankings kept per slot at most: every add() repairs the slot's, and jobs of the seed's model each have their
+    /// own demand (a ranking no later job asks for).
+    static constexpr size_t kRankings = 6;
+    std::vector<Ranking>& rankings(int t) const { return m_rankings[size_t(t)]; }
+    uint64_t tick() const { return ++m_tick; }
+    /// Whether a quote asked this question before (among the last kAsked different ones): only those are kept as
+    /// rankings. Notes it as asked.
+    bool askedBefore(int need, int mask, const Amounts& demand) const;
+    static constexpr size_t kAsked = 16;
+    /// A small id for a mask's contents (the same contents, the same id); -1 for null.
+    int maskId(const std::vector<char>* mask) const;
+    bool maskAllows(int id, int s) const { return id < 0 || m_masks[size_t(id)][size_t(s)] != 0; }
+    /// PriceFamily::unitCost from the cached prices (the same sum, term for term).
+    double cachedUnitCost(int s, int t, const Amounts& demand) const
+    {
+        double c = 0;
+        for (int r = 0; r < kResources; ++r)
+            if (demand[size_t(r)] > 0)
+                c += cachedPrice(s, t, r) * demand[size_t(r)];
+        return c;
+    }
+
 private:
     // slot-major: one slot's servers are contiguous (the subroutine reads every server of a slot in turn)
     size_t cell(int s, int t) const { return size_t(t) * m_cap.size() + size_t(s); }
@@ -71,11 +119,21 @@ private:
     std::vector<Cell> m_cells;
     std::vector<char> m_touched;              // per cell
     std::vector<std::vector<int>> m_touchedAt; // per slot
+    mutable std::vector<std::vector<Ranking>> m_rankings; // per slot
+    mutable uint64_t m_tick = 0;
+    struct Question {
+        int need, mask;
+        Amounts demand;
+    };
+    mutable std::vector<Question> m_asked; // ring of the last kAsked questions
+    mutable size_t m_askedNext = 0;
+    mutable std::vector<std::vector<char>> m_masks;       // maskId's table
     bool m_cached = false;
     Amounts m_U {1, 1, 1, 1};
     double m_L = 1;
     Amounts m_Lr {0, 0, 0, 0};
     int m_slots = 0;
+    void repairRankings(int s, int t);
 };
 
 /// One family of prices (worker servers: p_h^r(t), PS servers: q_k^r(t)):
@@ -90,12 +148,12 @@ struct PriceFamily {
     /// Unit cost of one item of `demand` on server s in slot t: sum over r of price x demand.
     double unitCost(const Ledger& l, int s, int t, const Amounts& demand) const
     {
+        if (l.pricesCached())
+            return l.cachedUnitCost(s, t, demand);
         double c = 0;
-        const bool cached = l.pricesCached();
         for (int r = 0; r < kResources; ++r)
             if (demand[size_t(r)] > 0)
-                c += (cached ? l.cachedPrice(s, t, r) : price(l.used(s, t, r), l.cap(s)[size_t(r)], r)) *
-                     demand[size_t(r)];
+                c += price(l.used(s, t, r), l.cap(s)[size_t(r)], r) * demand[size_t(r)];
         return c;
     }
 };

@@ -11,20 +11,18 @@ namespace {
 
 constexpr double kBig = std::numeric_limits<double>::infinity();
 
-struct Unit {
-    double cost;
-    int server;
-    int units;
-};
+using Unit = ServerUnits;
 
-/// Servers that can take at least one item in slot t, cheapest first (ties: lower index); only the first `need`
-/// of that order (each takes >= 1 item, so they hold the cheapest `need` items: all that prefixCosts and fill read).
-void sortedUnits(const Ledger& l, const PriceFamily& pf, int t, const Amounts& demand, int need, std::vector<Unit>& out,
-                 const std::vector<char>* mask = nullptr)
+/// Servers that can take at least one item in slot t, cheapest first (ties: lower index), the first `keep` of that
+/// order (keep >= need: each takes >= 1 item, so the first `need` hold the cheapest `need` items, all that
+/// prefixCosts and fill read), each with the items it takes capped at `need`. Returns whether that is every server
+/// that can take an item.
+bool rankUnits(const Ledger& l, const PriceFamily& pf, int t, const Amounts& demand, int need, int keep,
+               std::vector<Unit>& out, const std::vector<char>* mask)
 {
     out.clear();
     if (need <= 0)
-        return;
+        return true;
     auto consider = [&](int s) {
         if (mask && !(*mask)[size_t(s)])
             return false;
@@ -33,26 +31,73 @@ void sortedUnits(const Ledger& l, const PriceFamily& pf, int t, const Amounts& d
             out.push_back({pf.unitCost(l, s, t, demand), s, u});
         return u > 0;
     };
-    // The servers something was ever reserved on in slot t, each; of the others only the first `need` (lowest
+    // The servers something was ever reserved on in slot t, each; of the others only the first `keep` (lowest
     // ids) that can take an item: a server never reserved prices every resource at the zero-load price (and one
     // lacking a resource the job needs takes no item), so they all cost the same per item and the lowest ids go
     // first among them, as a scan of every server would rank them. (A slot is mostly untouched: 16 % of the
     // servers on average for 2k jobs on alibaba-scale.)
     for (const int s : l.touchedAt(t))
         consider(s);
-    int fresh = 0;
-    for (int s = 0; s < l.servers() && fresh < need; ++s)
+    int fresh = 0, s = 0;
+    for (; s < l.servers() && fresh < keep; ++s)
         if (!l.touched(s, t) && consider(s))
             ++fresh;
+    bool all = true;
+    for (; s < l.servers() && all; ++s) // (is any server left that could take an item?)
+        all = l.touched(s, t) || (mask && !(*mask)[size_t(s)]) || l.unitsFreeCapped(s, t, demand, need) == 0;
     const auto cheaper = [](const Unit& a, const Unit& b) {
         return a.cost < b.cost || (a.cost == b.cost && a.server < b.server);
     };
-    if (out.size() > size_t(need)) {
-        std::partial_sort(out.begin(), out.begin() + need, out.end(), cheaper);
-        out.resize(size_t(need));
+    if (out.size() > size_t(keep)) {
+        std::partial_sort(out.begin(), out.begin() + keep, out.end(), cheaper);
+        out.resize(size_t(keep));
+        all = false;
     } else {
         std::sort(out.begin(), out.end(), cheaper);
     }
+    return all;
+}
+
+/// The ranking of slot t for this question. With `memo` (a question asked before, prices cached), from the ledger's
+/// memo (Ledger::Ranking, kept current by the ledger as reservations change) where it has one, else made and kept
+/// there; the list may then be longer than `need` servers, and its first `need` are those rankUnits gives with
+/// `keep` = need. Without, made in `scratch`. `maskId`: l.maskId(mask).
+const std::vector<Unit>& sortedUnits(const Ledger& l, const PriceFamily& pf, int t, const Amounts& demand, int need,
+                                     std::vector<Unit>& scratch, bool memo, const std::vector<char>* mask = nullptr,
+                                     int maskId = -1)
+{
+    if (!memo) {
+        rankUnits(l, pf, t, demand, need, need, scratch, mask);
+        return scratch;
+    }
+    std::vector<Ledger::Ranking>& kept = l.rankings(t);
+    const uint64_t now = l.tick();
+    Ledger::Ranking* r = nullptr;
+    for (Ledger::Ranking& x : kept)
+        if (x.need == need && x.mask == maskId && x.demand == demand) {
+            x.used = now;
+            if (x.valid)
+                return x.units;
+            r = &x;
+            break;
+        }
+    if (!r) {
+        if (kept.size() < Ledger::kRankings) {
+            kept.emplace_back();
+            r = &kept.back();
+        } else {
+            r = &*std::min_element(kept.begin(), kept.end(),
+                                   [](const Ledger::Ranking& a, const Ledger::Ranking& b) { return a.used < b.used; });
+        }
+        r->used = now;
+        r->need = need;
+        r->keep = 2 * need + 8; // room for the servers a few commits take out of the prefix
+        r->mask = maskId;
+        r->demand = demand;
+    }
+    r->complete = rankUnits(l, pf, t, demand, need, r->keep, r->units, mask);
+    r->valid = true;
+    return r->units;
 }
 
 /// prefix[n] = cheapest cost of n items (n = 0..need), kBig past what fits.
@@ -100,8 +145,12 @@ Quote bestSchedule(const SubroutineInput& in)
     const int maxStep = in.rigid ? 1 : N;      // steps per slot
     // cost[k][y], k = slot offset from the arrival, y steps
     std::vector<double> cost(size_t(span) * size_t(maxStep + 1));
-    std::vector<Unit> wu, pu;
+    std::vector<Unit> wScratch, pScratch;
     std::vector<double> wp, pp;
+    const int maskId = in.workers->maskId(in.workerMask);
+    // rankings are kept for questions asked again (the engine's jobs share a demand; the seed model's each have theirs)
+    const bool wMemo = in.workers->pricesCached() && in.workers->askedBefore(N, maskId, j.w);
+    const bool pMemo = in.ps->pricesCached() && in.ps->askedBefore(zmax, -1, j.s);
     // DP rows F(k, d) (least cost of d steps by slot k) and the choice table for reconstruction
     std::vector<double> prev(size_t(levels) + 1, kBig), cur(size_t(levels) + 1);
     prev[0] = 0;
@@ -113,10 +162,8 @@ Quote bestSchedule(const SubroutineInput& in)
         const double f = j.f(double(k + 1));
         if (bestK >= 0 && f <= bestPayoff)
             break; // costs are >= 0 and f is non-increasing: no later completion can do better
-        sortedUnits(*in.workers, *in.p, t, j.w, N, wu, in.workerMask);
-        prefixCosts(wu, N, wp);
-        sortedUnits(*in.ps, *in.q, t, j.s, zmax, pu);
-        prefixCosts(pu, zmax, pp);
+        prefixCosts(sortedUnits(*in.workers, *in.p, t, j.w, N, wScratch, wMemo, in.workerMask, maskId), N, wp);
+        prefixCosts(sortedUnits(*in.ps, *in.q, t, j.s, zmax, pScratch, pMemo), zmax, pp);
         double* c = &cost[size_t(k) * size_t(maxStep + 1)];
         for (int y = 0; y <= maxStep; ++y)
             c[y] = y == 0 ? 0.0 : wp[size_t(y * unit)] + pp[size_t(j.psFor(y * unit))];
@@ -171,10 +218,8 @@ Quote bestSchedule(const SubroutineInput& in)
         s.slot = t;
         s.workers = y;
         s.ps = j.psFor(y);
-        sortedUnits(*in.workers, *in.p, t, j.w, N, wu, in.workerMask);
-        fill(wu, y, s.y);
-        sortedUnits(*in.ps, *in.q, t, j.s, zmax, pu);
-        fill(pu, s.ps, s.z);
+        fill(sortedUnits(*in.workers, *in.p, t, j.w, N, wScratch, wMemo, in.workerMask, maskId), y, s.y);
+        fill(sortedUnits(*in.ps, *in.q, t, j.s, zmax, pScratch, pMemo), s.ps, s.z);
         for (const auto& [h, n] : s.y)
             best.workerCost += in.p->unitCost(*in.workers, h, t, j.w) * n;
         for (const auto& [kk, n] : s.z)
