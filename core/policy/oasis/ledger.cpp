@@ -91,6 +91,7 @@ void Ledger::repairRankings(int s, int t)
     for (Ranking& r : m_rankings[size_t(t)]) {
         if (!r.valid || !maskAllows(r.mask, s))
             continue;
+        r.costsValid = false;
         for (size_t i = 0; i < r.units.size(); ++i)
             if (r.units[i].server == s) {
                 r.units.erase(r.units.begin() + std::ptrdiff_t(i));
@@ -111,6 +112,14 @@ void Ledger::repairRankings(int s, int t)
         if (!r.complete && int(r.units.size()) < r.need)
             r.valid = false; // too short to answer: rebuilt at its next question
     }
+}
+
+double Ledger::floorPrice(int r, const PriceFamily& pf) const
+{
+    double lo = std::min(pf.lower(r), pf.U[size_t(r)]);
+    if (m_cached)
+        lo = std::min({lo, m_Lr[size_t(r)] > 0 ? m_Lr[size_t(r)] : m_L, m_U[size_t(r)]});
+    return lo;
 }
 
 double PriceFamily::price(double used, double cap, int r) const

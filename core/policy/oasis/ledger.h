@@ -84,6 +84,8 @@ public:
         bool complete = false; // holds every server that can take an item
         uint64_t used = 0;     // when last asked (the least recently asked gives way past kRankings)
         std::vector<ServerUnits> units;
+        bool costsValid = false;   // `costs` made from `units` as they are
+        std::vector<double> costs; // the subroutine's: costs[n] = the cheapest n items (n <= need)
     };
     /// Rankings kept per slot at most: every add() repairs the slot's, and jobs of the seed's model each have their
     /// own demand (a ranking no later job asks for).
@@ -97,6 +99,9 @@ public:
     /// A small id for a mask's contents (the same contents, the same id); -1 for null.
     int maskId(const std::vector<char>* mask) const;
     bool maskAllows(int id, int s) const { return id < 0 || m_masks[size_t(id)][size_t(s)] != 0; }
+    /// The least price of resource r any server can ask in any slot, whether costs read the cached prices or `pf`'s:
+    /// a price lies between the zero-load price and U (PriceFamily::price).
+    double floorPrice(int r, const PriceFamily& pf) const;
     /// PriceFamily::unitCost from the cached prices (the same sum, term for term).
     double cachedUnitCost(int s, int t, const Amounts& demand) const
     {

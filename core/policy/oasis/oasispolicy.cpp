@@ -205,8 +205,14 @@ void OasisEngineScheduler::schedule(SchedContext& ctx)
         if (!m_js[size_t(j)].overrun || ctx.rt(j).status != JobStatus::Pending)
             continue;
         int need = ctx.job(j).wholeGpus();
-        std::vector<std::pair<int, int>> parts;
         const uint64_t types = ctx.rt(j).typeMask;
+        int free = 0; // free GPUs of its types: too few, and the pass below cannot gather `need`
+        for (size_t ty = 0; ty < m_cluster->types.size() && free < need; ++ty)
+            if (ty < 64 && ((types >> ty) & 1ULL))
+                free += ctx.state().freeGpusOfType(int(ty));
+        if (free < need)
+            continue;
+        std::vector<std::pair<int, int>> parts;
         for (int m = 0; m < m_cluster->machineCount() && need > 0; ++m) {
             if (!((types >> m_cluster->machines[size_t(m)].type) & 1ULL))
                 continue;

@@ -58,48 +58,6 @@ bool rankUnits(const Ledger& l, const PriceFamily& pf, int t, const Amounts& dem
     return all;
 }
 
-/// The ranking of slot t for this question. With `memo` (a question asked before, prices cached), from the ledger's
-/// memo (Ledger::Ranking, kept current by the ledger as reservations change) where it has one, else made and kept
-/// there; the list may then be longer than `need` servers, and its first `need` are those rankUnits gives with
-/// `keep` = need. Without, made in `scratch`. `maskId`: l.maskId(mask).
-const std::vector<Unit>& sortedUnits(const Ledger& l, const PriceFamily& pf, int t, const Amounts& demand, int need,
-                                     std::vector<Unit>& scratch, bool memo, const std::vector<char>* mask = nullptr,
-                                     int maskId = -1)
-{
-    if (!memo) {
-        rankUnits(l, pf, t, demand, need, need, scratch, mask);
-        return scratch;
-    }
-    std::vector<Ledger::Ranking>& kept = l.rankings(t);
-    const uint64_t now = l.tick();
-    Ledger::Ranking* r = nullptr;
-    for (Ledger::Ranking& x : kept)
-        if (x.need == need && x.mask == maskId && x.demand == demand) {
-            x.used = now;
-            if (x.valid)
-                return x.units;
-            r = &x;
-            break;
-        }
-    if (!r) {
-        if (kept.size() < Ledger::kRankings) {
-            kept.emplace_back();
-            r = &kept.back();
-        } else {
-            r = &*std::min_element(kept.begin(), kept.end(),
-                                   [](const Ledger::Ranking& a, const Ledger::Ranking& b) { return a.used < b.used; });
-        }
-        r->used = now;
-        r->need = need;
-        r->keep = 2 * need + 8; // room for the servers a few commits take out of the prefix
-        r->mask = maskId;
-        r->demand = demand;
-    }
-    r->complete = rankUnits(l, pf, t, demand, need, r->keep, r->units, mask);
-    r->valid = true;
-    return r->units;
-}
-
 /// prefix[n] = cheapest cost of n items (n = 0..need), kBig past what fits.
 void prefixCosts(const std::vector<Unit>& units, int need, std::vector<double>& prefix)
 {
@@ -112,6 +70,64 @@ void prefixCosts(const std::vector<Unit>& units, int need, std::vector<double>& 
             acc += u.cost;
             prefix[size_t(++n)] = acc;
         }
+}
+
+/// The ranking of slot t for this question and the costs of its cheapest items (prefixCosts). With `memo` (a
+/// question asked before, prices cached), from the ledger's memo (Ledger::Ranking, kept current by the ledger as
+/// reservations change) where it has one, else made and kept there; the list may then be longer than `need`
+/// servers, and its first `need` are those rankUnits gives with `keep` = need. Without, made in `scratch`.
+/// `maskId`: l.maskId(mask).
+struct Ranked {
+    const std::vector<Unit>* units;
+    const std::vector<double>* costs;
+};
+struct RankScratch {
+    std::vector<Unit> units;
+    std::vector<double> costs;
+};
+Ranked sortedUnits(const Ledger& l, const PriceFamily& pf, int t, const Amounts& demand, int need, RankScratch& scratch,
+                   bool memo, const std::vector<char>* mask = nullptr, int maskId = -1, bool withCosts = true)
+{
+    if (!memo) {
+        rankUnits(l, pf, t, demand, need, need, scratch.units, mask);
+        if (withCosts)
+            prefixCosts(scratch.units, need, scratch.costs);
+        return {&scratch.units, &scratch.costs};
+    }
+    std::vector<Ledger::Ranking>& kept = l.rankings(t);
+    const uint64_t now = l.tick();
+    Ledger::Ranking* r = nullptr;
+    for (Ledger::Ranking& x : kept)
+        if (x.need == need && x.mask == maskId && x.demand == demand) {
+            x.used = now;
+            r = &x;
+            break;
+        }
+    if (!r) {
+        if (kept.size() < Ledger::kRankings) {
+            kept.emplace_back();
+            r = &kept.back();
+        } else {
+            r = &*std::min_element(kept.begin(), kept.end(),
+                                   [](const Ledger::Ranking& a, const Ledger::Ranking& b) { return a.used < b.used; });
+        }
+        r->valid = false;
+        r->used = now;
+        r->need = need;
+        r->keep = 2 * need + 8; // room for the servers a few commits take out of the prefix
+        r->mask = maskId;
+        r->demand = demand;
+    }
+    if (!r->valid) {
+        r->complete = rankUnits(l, pf, t, demand, need, r->keep, r->units, mask);
+        r->valid = true;
+        r->costsValid = false;
+    }
+    if (withCosts && !r->costsValid) {
+        prefixCosts(r->units, need, r->costs);
+        r->costsValid = true;
+    }
+    return {&r->units, &r->costs};
 }
 
 void fill(const std::vector<Unit>& units, int n, std::vector<std::pair<int, int>>& out)
@@ -143,28 +159,39 @@ Quote bestSchedule(const SubroutineInput& in)
     const int unit = in.rigid ? std::min(N, D) : 1;
     const int levels = (D + unit - 1) / unit;  // work in steps
     const int maxStep = in.rigid ? 1 : N;      // steps per slot
-    // cost[k][y], k = slot offset from the arrival, y steps
-    std::vector<double> cost(size_t(span) * size_t(maxStep + 1));
-    std::vector<Unit> wScratch, pScratch;
-    std::vector<double> wp, pp;
+    // c[y]: the cost of y steps in the slot at hand
+    std::vector<double> cost(size_t(maxStep + 1));
+    RankScratch wScratch, pScratch;
     const int maskId = in.workers->maskId(in.workerMask);
     // rankings are kept for questions asked again (the engine's jobs share a demand; the seed model's each have theirs)
     const bool wMemo = in.workers->pricesCached() && in.workers->askedBefore(N, maskId, j.w);
     const bool pMemo = in.ps->pricesCached() && in.ps->askedBefore(zmax, -1, j.s);
     // DP rows F(k, d) (least cost of d steps by slot k) and the choice table for reconstruction
-    std::vector<double> prev(size_t(levels) + 1, kBig), cur(size_t(levels) + 1);
+    std::vector<double> prev(size_t(levels) + 1, kBig), cur(size_t(levels) + 1, kBig);
     prev[0] = 0;
-    std::vector<uint16_t> choice(size_t(span) * size_t(levels + 1), 0);
+    int reach = 0; // the most steps F(k - 1, .) can do (fewer steps can always be done too)
+    std::vector<uint16_t> choice; // per slot scanned, levels + 1 choices
+    // No schedule costs less than every worker (and, rigid, every gang's PSs) at the least price a server can ask,
+    // so a completion at slot k or later pays at most f(k + 1) - floor (the margin covers the sums' rounding)
+    auto leastItem = [](const Ledger& l, const PriceFamily& pf, const Amounts& d) {
+        double c = 0;
+        for (int r = 0; r < kResources; ++r)
+            if (d[size_t(r)] > 0)
+                c += l.floorPrice(r, pf) * d[size_t(r)];
+        return c;
+    };
+    const double floor = (double(levels) * unit * leastItem(*in.workers, *in.p, j.w) +
+                          (in.rigid ? double(levels) * j.psFor(unit) * leastItem(*in.ps, *in.q, j.s) : 0.0)) * (1 - 1e-9);
     double bestPayoff = -kBig;
     int bestK = -1, bestY = 0;
     for (int k = 0; k < span; ++k) {
         const int t = a + k;
         const double f = j.f(double(k + 1));
-        if (bestK >= 0 && f <= bestPayoff)
-            break; // costs are >= 0 and f is non-increasing: no later completion can do better
-        prefixCosts(sortedUnits(*in.workers, *in.p, t, j.w, N, wScratch, wMemo, in.workerMask, maskId), N, wp);
-        prefixCosts(sortedUnits(*in.ps, *in.q, t, j.s, zmax, pScratch, pMemo), zmax, pp);
-        double* c = &cost[size_t(k) * size_t(maxStep + 1)];
+        if (bestK >= 0 && f - std::max(0.0, floor) <= bestPayoff)
+            break; // f is non-increasing: no later completion can do better
+        const std::vector<double>& wp = *sortedUnits(*in.workers, *in.p, t, j.w, N, wScratch, wMemo, in.workerMask, maskId).costs;
+        const std::vector<double>& pp = *sortedUnits(*in.ps, *in.q, t, j.s, zmax, pScratch, pMemo).costs;
+        double* c = cost.data();
         for (int y = 0; y <= maxStep; ++y)
             c[y] = y == 0 ? 0.0 : wp[size_t(y * unit)] + pp[size_t(j.psFor(y * unit))];
         // completion at this slot: y >= 1 steps now, the rest by the previous slot
@@ -178,8 +205,17 @@ Quote bestSchedule(const SubroutineInput& in)
                 bestY = y;
             }
         }
+        choice.resize(size_t(k + 1) * size_t(levels + 1)); // (a row of 0: no steps in this slot)
+        bool any = false;
+        for (int y = 1; y <= maxStep && !any; ++y)
+            any = c[y] != kBig;
+        if (!any)
+            continue; // nothing fits in this slot: F(k, d) = F(k - 1, d) for every d
         uint16_t* ch = &choice[size_t(k) * size_t(levels + 1)];
-        for (int d = 0; d <= levels; ++d) {
+        // F(k - 1, d) is kBig past `reach` steps, so F(k, d) is past reach + maxStep (and cur holds kBig there: an
+        // older row, whose reach was no further)
+        const int upTo = std::min(levels, reach + maxStep);
+        for (int d = 0; d <= upTo; ++d) {
             double m = prev[size_t(d)];
             int arg = 0;
             for (int y = 1; y <= std::min(maxStep, d); ++y) {
@@ -194,6 +230,8 @@ Quote bestSchedule(const SubroutineInput& in)
             cur[size_t(d)] = m;
             ch[d] = uint16_t(arg);
         }
+        while (reach < upTo && cur[size_t(reach) + 1] != kBig)
+            ++reach;
         std::swap(prev, cur);
     }
     if (bestK < 0)
@@ -218,8 +256,8 @@ Quote bestSchedule(const SubroutineInput& in)
         s.slot = t;
         s.workers = y;
         s.ps = j.psFor(y);
-        fill(sortedUnits(*in.workers, *in.p, t, j.w, N, wScratch, wMemo, in.workerMask, maskId), y, s.y);
-        fill(sortedUnits(*in.ps, *in.q, t, j.s, zmax, pScratch, pMemo), s.ps, s.z);
+        fill(*sortedUnits(*in.workers, *in.p, t, j.w, N, wScratch, wMemo, in.workerMask, maskId, false).units, y, s.y);
+        fill(*sortedUnits(*in.ps, *in.q, t, j.s, zmax, pScratch, pMemo, nullptr, -1, false).units, s.ps, s.z);
         for (const auto& [h, n] : s.y)
             best.workerCost += in.p->unitCost(*in.workers, h, t, j.w) * n;
         for (const auto& [kk, n] : s.z)
