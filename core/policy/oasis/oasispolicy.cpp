@@ -151,7 +151,8 @@ void OasisEngineScheduler::schedule(SchedContext& ctx)
 {
     const int t = slotAt(ctx.now());
     // this slot's plan per live job (null: no workers planned now)
-    std::vector<const SlotAlloc*> plan(m_live.size(), nullptr);
+    std::vector<const SlotAlloc*>& plan = m_plan;
+    plan.assign(m_live.size(), nullptr);
     for (size_t i = 0; i < m_live.size(); ++i) {
         JobState& s = m_js[size_t(m_live[i])];
         const auto& sl = s.d.schedule.slots;
@@ -165,8 +166,8 @@ void OasisEngineScheduler::schedule(SchedContext& ctx)
         }
     }
     // stop what does not follow the plan: idle planned slots, moved placements; overrunning jobs give way below
-    auto partsOf = [&](int j) {
-        std::vector<std::pair<int, int>> p;
+    auto partsOf = [&](int j, std::vector<std::pair<int, int>>& p) {
+        p.clear();
         for (const GpuSlot& g : ctx.rt(j).slots) {
             const int m = m_cluster->machineOfGpu(g.gpu);
             if (!p.empty() && p.back().first == m)
@@ -175,15 +176,19 @@ void OasisEngineScheduler::schedule(SchedContext& ctx)
                 p.push_back({m, 1});
         }
         std::sort(p.begin(), p.end());
-        return p;
     };
     for (size_t i = 0; i < m_live.size(); ++i) {
         const int j = m_live[i];
         if (ctx.rt(j).status != JobStatus::Running || m_js[size_t(j)].overrun)
             continue;
-        auto want = plan[i] ? plan[i]->y : std::vector<std::pair<int, int>> {};
-        std::sort(want.begin(), want.end());
-        if (!plan[i] || partsOf(j) != want)
+        if (!plan[i]) {
+            ctx.preempt(j);
+            continue;
+        }
+        m_want.assign(plan[i]->y.begin(), plan[i]->y.end());
+        std::sort(m_want.begin(), m_want.end());
+        partsOf(j, m_parts);
+        if (m_parts != m_want)
             ctx.preempt(j);
     }
     // start the planned jobs on their reserved machines, moving overrunning jobs out of the way

@@ -67,6 +67,9 @@ private:
     double m_utility = 0, m_planned = 0, m_sumMs = 0, m_maxMs = 0;
     int m_admitted = 0, m_rejected = 0, m_overruns = 0;
     bool m_pricesChanged = false; // a job was offered since the last recorded decision
+    // scratch of schedule(): this slot's plan per live job, a running job's machines and its plan's, sorted
+    std::vector<const SlotAlloc*> m_plan;
+    std::vector<std::pair<int, int>> m_parts, m_want;
     int slotAt(double t) const;
     AllocationRecord priceRecord(int slot) const;
     bool startOn(SchedContext& ctx, int j, const std::vector<std::pair<int, int>>& parts, const std::string& why);

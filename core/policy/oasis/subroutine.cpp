@@ -141,6 +141,27 @@ void fill(const std::vector<Unit>& units, int n, std::vector<std::pair<int, int>
     }
 }
 
+/// One row of the DP: cur[d] = min over y of prev[d - y] + c[y] (y = 0..maxStep, c[0] = 0, y = 0 kept on ties), the
+/// y taken in ch[d], for d = 0..upTo.
+void dpRow(const std::vector<double>& prev, std::vector<double>& cur, uint16_t* ch, const double* c, int maxStep, int upTo)
+{
+    for (int d = 0; d <= upTo; ++d) {
+        double m = prev[size_t(d)];
+        int arg = 0;
+        for (int y = 1; y <= std::min(maxStep, d); ++y) {
+            if (c[y] == kBig)
+                continue;
+            const double v = prev[size_t(d - y)] + c[y];
+            if (v < m) {
+                m = v;
+                arg = y;
+            }
+        }
+        cur[size_t(d)] = m;
+        ch[d] = uint16_t(arg);
+    }
+}
+
 } // namespace
 
 Quote bestSchedule(const SubroutineInput& in)
@@ -215,20 +236,21 @@ Quote bestSchedule(const SubroutineInput& in)
         // F(k - 1, d) is kBig past `reach` steps, so F(k, d) is past reach + maxStep (and cur holds kBig there: an
         // older row, whose reach was no further)
         const int upTo = std::min(levels, reach + maxStep);
-        for (int d = 0; d <= upTo; ++d) {
-            double m = prev[size_t(d)];
-            int arg = 0;
-            for (int y = 1; y <= std::min(maxStep, d); ++y) {
-                if (c[y] == kBig)
-                    continue;
-                const double v = prev[size_t(d - y)] + c[y];
-                if (v < m) {
-                    m = v;
-                    arg = y;
-                }
+        if (maxStep == 1) {
+            // rigid: one gang or none (the loop below with y = 1, without branches; c[1] is finite here)
+            const double c1 = c[1];
+            const double* pv = prev.data();
+            double* cv = cur.data();
+            cv[0] = pv[0];
+            ch[0] = 0;
+            for (int d = 1; d <= upTo; ++d) {
+                const double v = pv[d - 1] + c1;
+                const bool take = v < pv[d];
+                cv[d] = take ? v : pv[d];
+                ch[d] = uint16_t(take);
             }
-            cur[size_t(d)] = m;
-            ch[d] = uint16_t(arg);
+        } else {
+            dpRow(prev, cur, ch, c, maxStep, upTo);
         }
         while (reach < upTo && cur[size_t(reach) + 1] != kBig)
             ++reach;
