@@ -19,21 +19,28 @@ void Ledger::reset(const std::vector<OasisServer>& servers, int slots)
     m_rankings.assign(size_t(std::max(slots, 0)), {});
     m_masks.clear();
     m_asked.clear();
+    m_kept.clear();
     m_askedNext = 0;
 }
 
-bool Ledger::askedBefore(int need, int mask, const Amounts& demand) const
+int Ledger::keptQuestion(int need, int mask, const Amounts& demand) const
 {
+    auto same = [&](const Question& q) { return q.need == need && q.mask == mask && q.demand == demand; };
+    for (size_t i = 0; i < m_kept.size(); ++i)
+        if (same(m_kept[i]))
+            return int(i);
     for (const Question& q : m_asked)
-        if (q.need == need && q.mask == mask && q.demand == demand)
-            return true;
+        if (same(q)) {
+            m_kept.push_back(q);
+            return int(m_kept.size()) - 1;
+        }
     if (m_asked.size() < kAsked) {
         m_asked.push_back({need, mask, demand});
     } else {
         m_asked[m_askedNext] = {need, mask, demand};
         m_askedNext = (m_askedNext + 1) % kAsked;
     }
-    return false;
+    return -1;
 }
 
 int Ledger::maskId(const std::vector<char>* mask) const
@@ -128,6 +135,8 @@ double PriceFamily::price(double used, double cap, int r) const
         return U[size_t(r)];
     const double frac = std::clamp(used / cap, 0.0, 1.0);
     const double l = lower(r);
+    if (frac == 0)
+        return l; // l * pow(x, 0), as pow(x, 0) is 1 for every x (most cells of a long horizon: cachePrices)
     return l * std::pow(U[size_t(r)] / l, frac);
 }
 

@@ -78,6 +78,7 @@ public:
     struct Ranking {
         int need = 0;
         int keep = 0;
+        int question = -1; // keptQuestion()
         int mask = -1; // maskId(); -1 = every server
         Amounts demand {};
         bool valid = false;
@@ -92,9 +93,9 @@ public:
     static constexpr size_t kRankings = 6;
     std::vector<Ranking>& rankings(int t) const { return m_rankings[size_t(t)]; }
     uint64_t tick() const { return ++m_tick; }
-    /// Whether a quote asked this question before (among the last kAsked different ones): only those are kept as
-    /// rankings. Notes it as asked.
-    bool askedBefore(int need, int mask, const Amounts& demand) const;
+    /// Rankings are kept only for a question (need, mask, demand) a quote asked before, among the last kAsked
+    /// different ones: then its id (Ranking::question), else -1 (and it is noted as asked).
+    int keptQuestion(int need, int mask, const Amounts& demand) const;
     static constexpr size_t kAsked = 16;
     /// A small id for a mask's contents (the same contents, the same id); -1 for null.
     int maskId(const std::vector<char>* mask) const;
@@ -131,6 +132,7 @@ private:
         Amounts demand;
     };
     mutable std::vector<Question> m_asked; // ring of the last kAsked questions
+    mutable std::vector<Question> m_kept;  // keptQuestion's ids
     mutable size_t m_askedNext = 0;
     mutable std::vector<std::vector<char>> m_masks;       // maskId's table
     bool m_cached = false;

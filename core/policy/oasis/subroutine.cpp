@@ -72,8 +72,8 @@ void prefixCosts(const std::vector<Unit>& units, int need, std::vector<double>& 
         }
 }
 
-/// The ranking of slot t for this question and the costs of its cheapest items (prefixCosts). With `memo` (a
-/// question asked before, prices cached), from the ledger's memo (Ledger::Ranking, kept current by the ledger as
+/// The ranking of slot t for this question and the costs of its cheapest items (prefixCosts). With a `question`
+/// id (Ledger::keptQuestion: asked before, prices cached), from the ledger's memo (Ledger::Ranking, kept current by the ledger as
 /// reservations change) where it has one, else made and kept there; the list may then be longer than `need`
 /// servers, and its first `need` are those rankUnits gives with `keep` = need. Without, made in `scratch`.
 /// `maskId`: l.maskId(mask).
@@ -86,9 +86,9 @@ struct RankScratch {
     std::vector<double> costs;
 };
 Ranked sortedUnits(const Ledger& l, const PriceFamily& pf, int t, const Amounts& demand, int need, RankScratch& scratch,
-                   bool memo, const std::vector<char>* mask = nullptr, int maskId = -1, bool withCosts = true)
+                   int question, const std::vector<char>* mask = nullptr, int maskId = -1, bool withCosts = true)
 {
-    if (!memo) {
+    if (question < 0) {
         rankUnits(l, pf, t, demand, need, need, scratch.units, mask);
         if (withCosts)
             prefixCosts(scratch.units, need, scratch.costs);
@@ -98,7 +98,7 @@ Ranked sortedUnits(const Ledger& l, const PriceFamily& pf, int t, const Amounts&
     const uint64_t now = l.tick();
     Ledger::Ranking* r = nullptr;
     for (Ledger::Ranking& x : kept)
-        if (x.need == need && x.mask == maskId && x.demand == demand) {
+        if (x.question == question) {
             x.used = now;
             r = &x;
             break;
@@ -113,6 +113,7 @@ Ranked sortedUnits(const Ledger& l, const PriceFamily& pf, int t, const Amounts&
         }
         r->valid = false;
         r->used = now;
+        r->question = question;
         r->need = need;
         r->keep = 2 * need + 8; // room for the servers a few commits take out of the prefix
         r->mask = maskId;
@@ -185,8 +186,8 @@ Quote bestSchedule(const SubroutineInput& in)
     RankScratch wScratch, pScratch;
     const int maskId = in.workers->maskId(in.workerMask);
     // rankings are kept for questions asked again (the engine's jobs share a demand; the seed model's each have theirs)
-    const bool wMemo = in.workers->pricesCached() && in.workers->askedBefore(N, maskId, j.w);
-    const bool pMemo = in.ps->pricesCached() && in.ps->askedBefore(zmax, -1, j.s);
+    const int wMemo = in.workers->pricesCached() ? in.workers->keptQuestion(N, maskId, j.w) : -1;
+    const int pMemo = in.ps->pricesCached() ? in.ps->keptQuestion(zmax, -1, j.s) : -1;
     // DP rows F(k, d) (least cost of d steps by slot k) and the choice table for reconstruction
     std::vector<double> prev(size_t(levels) + 1, kBig), cur(size_t(levels) + 1, kBig);
     prev[0] = 0;
