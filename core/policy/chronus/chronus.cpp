@@ -30,6 +30,7 @@
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <stdexcept>
 
 namespace ss::chronus {
 
@@ -100,6 +101,9 @@ void ChronusScheduler::reset(const SimSetup& setup)
     m_cap.clear();
     m_active.clear();
     m_isActive.assign(n, 0);
+    m_waiting.clear();
+    m_waitPos.assign(n, -1);
+    m_acceptedJobs.clear();
     m_boundaryLease = -1;
     m_wakeLease = -1;
     m_solves.clear();
@@ -156,6 +160,7 @@ AdmissionRecord ChronusScheduler::admit(const SchedContext& ctx, int j)
     if (!m_isActive[size_t(j)]) {
         m_isActive[size_t(j)] = 1;
         m_active.push_back(j);
+        waitAdd(j);
     }
     JobState& s = m_js[size_t(j)];
     const Job& jb = ctx.job(j);
@@ -188,6 +193,7 @@ AdmissionRecord ChronusScheduler::admit(const SchedContext& ctx, int j)
         return {j, Admit::Accept, -1.0f, why};
     }
     s.cls = JobClass::AcceptedSlo;
+    m_acceptedJobs.push_back(j);
     s.plan.clear();
     for (int l : r.leases)
         s.plan.push_back(first + l);
@@ -211,12 +217,51 @@ AdmissionRecord ChronusScheduler::admit(const SchedContext& ctx, int j)
     return {j, Admit::Accept, float(dlMin), why};
 }
 
+void ChronusScheduler::waitAdd(int j)
+{
+    if (m_waitPos[size_t(j)] >= 0)
+        return;
+    m_waitPos[size_t(j)] = int(m_waiting.size());
+    m_waiting.push_back(j);
+}
+
+void ChronusScheduler::waitRemove(int j)
+{
+    const int p = m_waitPos[size_t(j)];
+    if (p < 0)
+        return;
+    const int last = m_waiting.back();
+    m_waiting[size_t(p)] = last;
+    m_waitPos[size_t(last)] = p;
+    m_waiting.pop_back();
+    m_waitPos[size_t(j)] = -1;
+}
+
+template <class F> void ChronusScheduler::forRunningAccepted(const SchedContext& ctx, F f)
+{
+    size_t w = 0;
+    for (const int j : m_acceptedJobs) {
+        if (m_js[size_t(j)].cls != JobClass::AcceptedSlo || !m_isActive[size_t(j)])
+            continue; // demoted or finished: never accepted again
+        m_acceptedJobs[w++] = j;
+        if (ctx.rt(j).status == JobStatus::Running)
+            f(j);
+    }
+    m_acceptedJobs.resize(w);
+}
+
+void ChronusScheduler::onJobStarted(int j, double, const JobRuntime&) { waitRemove(j); }
+
 void ChronusScheduler::onJobStopped(int j, double, bool finished, const JobRuntime&)
 {
     JobState& s = m_js[size_t(j)];
     s.guaranteed = false;
-    if (!finished)
+    if (!finished) {
+        if (m_isActive[size_t(j)])
+            waitAdd(j);
         return;
+    }
+    waitRemove(j);
     charge(j, -1);
     s.plan.clear();
     if (m_isActive[size_t(j)]) {
@@ -227,17 +272,18 @@ void ChronusScheduler::onJobStopped(int j, double, bool finished, const JobRunti
 
 void ChronusScheduler::demoteOverruns(SchedContext& ctx)
 {
-    for (int j : ctx.runningJobs()) {
+    // (the order does not matter: each demotion is the job's own, and the capacity table adds integers)
+    forRunningAccepted(ctx, [&](int j) {
         JobState& s = m_js[size_t(j)];
-        if (s.cls != JobClass::AcceptedSlo || ctx.rt(j).executedAt(ctx.now()) < s.est - 1e-6)
-            continue;
+        if (ctx.rt(j).executedAt(ctx.now()) < s.est - 1e-6)
+            return;
         s.cls = JobClass::UnacceptedSlo;
         s.fakeForce = true;
         s.guaranteed = false;
         charge(j, -1);
         s.plan.clear();
         ++m_demotions;
-    }
+    });
 }
 
 void ChronusScheduler::refreshClasses(SchedContext& ctx, int64_t k)
@@ -417,17 +463,34 @@ void ChronusScheduler::recordQueue(SchedContext& ctx, const std::vector<Ranked>&
     ctx.recordQueue(std::move(q));
 }
 
+void ChronusScheduler::checkKept(const SchedContext& ctx) const
+{
+    // what a decision reads instead of every active and running job: every waiting one, every running accepted one
+    for (int j : m_active) {
+        const JobStatus st = ctx.rt(j).status;
+        if (st == JobStatus::Pending && m_waitPos[size_t(j)] < 0)
+            throw std::logic_error("chronus: waiting job " + std::to_string(j) + " missing from the waiting list at t="
+                                   + std::to_string(ctx.now()));
+        if (st == JobStatus::Running && m_js[size_t(j)].cls == JobClass::AcceptedSlo
+            && std::find(m_acceptedJobs.begin(), m_acceptedJobs.end(), j) == m_acceptedJobs.end())
+            throw std::logic_error("chronus: accepted job " + std::to_string(j) + " missing from the accepted list at t="
+                                   + std::to_string(ctx.now()));
+    }
+}
+
 void ChronusScheduler::schedule(SchedContext& ctx)
 {
+    if (ctx.config().checkInvariants)
+        checkKept(ctx);
     const int64_t k = leaseOf(ctx.now());
     if (k != m_boundaryLease) {
         m_boundaryLease = k;
         leaseBoundary(ctx, k);
     } else {
         demoteOverruns(ctx);
-        std::vector<int> waiting;
+        std::vector<int> waiting; // (in no particular order: the rank below is a total order)
         int least = std::numeric_limits<int>::max(); // the fewest GPUs any waiting job needs
-        for (int j : m_active)
+        for (int j : m_waiting)
             if (ctx.rt(j).status == JobStatus::Pending) {
                 waiting.push_back(j);
                 least = std::min(least, ctx.job(j).wholeGpus());
@@ -485,11 +548,9 @@ void ChronusScheduler::requestWakes(SchedContext& ctx)
         ctx.wakeAt(next);
     }
     double over = kInf;
-    for (int j : ctx.runningJobs()) {
-        const JobState& s = m_js[size_t(j)];
-        if (s.cls == JobClass::AcceptedSlo)
-            over = std::min(over, ctx.now() + std::max(s.est - ctx.rt(j).executedAt(ctx.now()), 1.0));
-    }
+    forRunningAccepted(ctx, [&](int j) {
+        over = std::min(over, ctx.now() + std::max(m_js[size_t(j)].est - ctx.rt(j).executedAt(ctx.now()), 1.0));
+    });
     if (over < next)
         ctx.wakeAt(over);
 }

@@ -63,6 +63,7 @@ public:
     void reset(const SimSetup& setup) override;
     void schedule(SchedContext& ctx) override;
     void onJobStopped(int job, double now, bool finished, const JobRuntime& rt) override;
+    void onJobStarted(int job, double now, const JobRuntime& rt) override;
     bool hasAdmission() const override { return true; }
     AdmissionRecord admit(const SchedContext& ctx, int job) override;
     /// slo_accepted, slo_accepted_later, slo_unaccepted, overrun_demotions, lease_boundaries, lease_milps
@@ -109,6 +110,18 @@ private:
     std::vector<int> m_cap;     // used GPUs per absolute lease (rounded demands of cached plans)
     std::vector<int> m_active;  // jobs pending or running (arrived, not finished)
     std::vector<char> m_isActive;
+    // Kept so that a decision inside a lease reads neither every active nor every running job: the active jobs
+    // that may be waiting (every waiting one; those started since are read as such and skipped), with each one's
+    // place (-1: not there), and the jobs admitted as accepted SLOs (those demoted or finished since are dropped
+    // when met: a job is accepted only at its admission).
+    std::vector<int> m_waiting, m_waitPos;
+    std::vector<int> m_acceptedJobs;
+    void waitAdd(int j);
+    void waitRemove(int j);
+    /// Each accepted SLO that is running (after dropping the ones no longer accepted or active).
+    template <class F> void forRunningAccepted(const SchedContext& ctx, F f);
+    /// With RunConfig::checkInvariants: those lists against a pass over every active job (throws std::logic_error).
+    void checkKept(const SchedContext& ctx) const;
     int m_total = 0, m_maxRounded = 8;
     int m_maxMachineGpus = 0;         // the most GPUs one machine has
     std::vector<int> m_typeMaxGpus;   // per GPU type: the most GPUs one machine of the type has
