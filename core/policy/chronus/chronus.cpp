@@ -82,6 +82,14 @@ void ChronusScheduler::reset(const SimSetup& setup)
     m_speed = SplitSpeed(setup.config.perf.crossMachine);
     const size_t n = setup.trace.jobs.size();
     m_js.assign(n, JobState {});
+    m_gpus.resize(n);
+    m_submit.resize(n);
+    m_estFrom.assign(n, std::numeric_limits<double>::quiet_NaN()); // (equal to no work left: made at first use)
+    m_estLeft.assign(n, 0);
+    for (size_t i = 0; i < n; ++i) {
+        m_gpus[i] = setup.trace.jobs[i].wholeGpus();
+        m_submit[i] = setup.trace.jobs[i].submit;
+    }
     m_maxRounded = 1;
     for (size_t i = 0; i < n; ++i) {
         const Job& j = setup.trace.jobs[i];
@@ -122,6 +130,19 @@ double ChronusScheduler::remainingEst(const SchedContext& ctx, int j) const
     const Job& jb = ctx.job(j);
     const double frac = jb.duration > 0 ? ctx.rt(j).remainingAt(ctx.now()) / jb.duration : 1.0;
     return m_js[size_t(j)].est * std::clamp(frac, 0.0, 1.0);
+}
+
+double ChronusScheduler::remainingEstNow(const SchedContext& ctx, int j) const
+{
+    const JobRuntime& r = ctx.rt(j);
+    if (r.status == JobStatus::Running)
+        return remainingEst(ctx, j);
+    // (remainingAt is `remaining` for a job not running, so remainingEst depends on nothing else that moves)
+    if (!(m_estFrom[size_t(j)] == r.remaining)) {
+        m_estFrom[size_t(j)] = r.remaining;
+        m_estLeft[size_t(j)] = remainingEst(ctx, j);
+    }
+    return m_estLeft[size_t(j)];
 }
 
 int ChronusScheduler::leasesNeeded(const SchedContext& ctx, int j) const
@@ -313,10 +334,10 @@ void ChronusScheduler::refreshClasses(SchedContext& ctx, int64_t k)
 double ChronusScheduler::emergence(const SchedContext& ctx, int j) const
 {
     const JobState& s = m_js[size_t(j)];
-    const Job& jb = ctx.job(j);
-    const double rem = remainingEst(ctx, j);
-    const double g = double(jb.wholeGpus());
+    const double rem = remainingEstNow(ctx, j);
+    const double g = double(m_gpus[size_t(j)]);
     if (s.cls == JobClass::AcceptedSlo) {
+        const Job& jb = ctx.job(j);
         double dl = jb.submit + jb.deadlines.back().offset;
         for (const DeadlineLevel& d : jb.deadlines)
             if (jb.submit + d.offset >= ctx.now() + rem) {
@@ -345,25 +366,24 @@ std::vector<ChronusScheduler::Ranked> ChronusScheduler::rankWaiting(const SchedC
             tier = s.fakeForce ? 4 : 1;
         } else {
             tier = s.fakeForce ? 4 : 3;
-            if (shortLease && s.cls == JobClass::UnacceptedSlo && remainingEst(ctx, j) <= leaseLeft + 1e-6)
+            if (shortLease && s.cls == JobClass::UnacceptedSlo && remainingEstNow(ctx, j) <= leaseLeft + 1e-6)
                 tier = 5; // force-guaranteed: it finishes within what is left of this lease
         }
-        out.push_back({j, tier, emergence(ctx, j)});
+        out.push_back({j, tier, emergence(ctx, j), m_submit[size_t(j)], m_gpus[size_t(j)]});
     }
     if (sorted)
-        std::sort(out.begin(), out.end(), [&](const Ranked& a, const Ranked& b) { return rankedBefore(ctx, a, b); });
+        std::sort(out.begin(), out.end(), rankedBefore);
     return out;
 }
 
-bool ChronusScheduler::rankedBefore(const SchedContext& ctx, const Ranked& a, const Ranked& b)
+bool ChronusScheduler::rankedBefore(const Ranked& a, const Ranked& b)
 {
     if (a.tier != b.tier)
         return a.tier > b.tier;
     if (a.emergence != b.emergence)
         return a.emergence > b.emergence;
-    const double sa = ctx.job(a.job).submit, sb = ctx.job(b.job).submit;
-    if (sa != sb)
-        return sa < sb;
+    if (a.submit != b.submit)
+        return a.submit < b.submit;
     return a.job < b.job;
 }
 
@@ -493,7 +513,7 @@ void ChronusScheduler::schedule(SchedContext& ctx)
         for (int j : m_waiting)
             if (ctx.rt(j).status == JobStatus::Pending) {
                 waiting.push_back(j);
-                least = std::min(least, ctx.job(j).wholeGpus());
+                least = std::min(least, m_gpus[size_t(j)]);
             }
         const double leaseLeft = double(k + 1) * m_leaseSec - ctx.now();
         // the waiting jobs in rank order, each taken when its GPUs fit in what is free. A recorded decision logs
@@ -507,7 +527,7 @@ void ChronusScheduler::schedule(SchedContext& ctx)
             ranked = rankWaiting(ctx, waiting, leaseLeft, whole);
         std::vector<int> pick;
         auto consider = [&](const Ranked& r) {
-            const int g = ctx.job(r.job).wholeGpus();
+            const int g = r.gpus;
             if (g <= free) {
                 pick.push_back(r.job);
                 free -= g;
@@ -519,7 +539,7 @@ void ChronusScheduler::schedule(SchedContext& ctx)
             for (const Ranked& r : ranked)
                 consider(r);
         } else {
-            const auto after = [&](const Ranked& a, const Ranked& b) { return rankedBefore(ctx, b, a); };
+            const auto after = [](const Ranked& a, const Ranked& b) { return rankedBefore(b, a); };
             if (free >= least)
                 std::make_heap(ranked.begin(), ranked.end(), after);
             for (auto end = ranked.end(); end != ranked.begin() && free >= least; --end) {

@@ -149,11 +149,20 @@ private:
         int job;
         int tier;
         double emergence;
+        double submit; // the job's (the last tie-break but one), read once
+        int gpus;      // whole GPUs it asks for
     };
     /// The waiting jobs' ranks (tier, then emergence, submit time and id: rankedBefore), sorted when `sorted`.
     std::vector<Ranked> rankWaiting(const SchedContext& ctx, const std::vector<int>& jobs, double leaseLeft,
                                     bool sorted = true) const;
-    static bool rankedBefore(const SchedContext& ctx, const Ranked& a, const Ranked& b);
+    static bool rankedBefore(const Ranked& a, const Ranked& b);
+    // per job, read at every decision for each waiting job: whole GPUs, submit time, and remainingEst of a job not
+    // running (its work left does not move while it waits) with the work left it was computed from
+    std::vector<int> m_gpus;
+    std::vector<double> m_submit;
+    mutable std::vector<double> m_estFrom, m_estLeft;
+    /// remainingEst, from the values kept for a job not running while its work left is the one they were made from.
+    double remainingEstNow(const SchedContext& ctx, int j) const;
     int placeBatch(SchedContext& ctx, const std::vector<int>& jobs, const char* why, std::vector<int>* failed);
     bool startOn(SchedContext& ctx, int j, const Parts& parts, const std::string& reason, const std::vector<int>& freeGpus);
     std::vector<int> freeGpusPerMachine(const SchedContext& ctx) const;
