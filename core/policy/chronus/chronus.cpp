@@ -86,10 +86,13 @@ void ChronusScheduler::reset(const SimSetup& setup)
     m_submit.resize(n);
     m_estFrom.assign(n, std::numeric_limits<double>::quiet_NaN()); // (equal to no work left: made at first use)
     m_estLeft.assign(n, 0);
+    int maxGpus = 0;
     for (size_t i = 0; i < n; ++i) {
         m_gpus[i] = setup.trace.jobs[i].wholeGpus();
         m_submit[i] = setup.trace.jobs[i].submit;
+        maxGpus = std::max(maxGpus, m_gpus[i]);
     }
+    m_gpuCount.assign(size_t(maxGpus) + 1, 0);
     m_maxRounded = 1;
     for (size_t i = 0; i < n; ++i) {
         const Job& j = setup.trace.jobs[i];
@@ -112,6 +115,13 @@ void ChronusScheduler::reset(const SimSetup& setup)
     m_waiting.clear();
     m_waitPos.assign(n, -1);
     m_acceptedJobs.clear();
+    m_static.clear();
+    m_key.assign(n, Ranked {});
+    m_rankedAs.assign(n, 0);
+    m_dynamic.clear();
+    m_dynPos.assign(n, -1);
+    m_rekey.clear();
+    m_rekeyMark.assign(n, 0);
     m_boundaryLease = -1;
     m_wakeLease = -1;
     m_solves.clear();
@@ -181,7 +191,7 @@ AdmissionRecord ChronusScheduler::admit(const SchedContext& ctx, int j)
     if (!m_isActive[size_t(j)]) {
         m_isActive[size_t(j)] = 1;
         m_active.push_back(j);
-        waitAdd(j);
+        waitAdd(j); // (a job running from a start state leaves the list at the next decision: rekey)
     }
     JobState& s = m_js[size_t(j)];
     const Job& jb = ctx.job(j);
@@ -244,6 +254,55 @@ void ChronusScheduler::waitAdd(int j)
         return;
     m_waitPos[size_t(j)] = int(m_waiting.size());
     m_waiting.push_back(j);
+    ++m_gpuCount[size_t(m_gpus[size_t(j)])];
+    markRekey(j);
+}
+
+void ChronusScheduler::markRekey(int j)
+{
+    if (!m_rekeyMark[size_t(j)]) {
+        m_rekeyMark[size_t(j)] = 1;
+        m_rekey.push_back(j);
+    }
+}
+
+void ChronusScheduler::unrank(int j)
+{
+    if (m_rankedAs[size_t(j)] == 1) {
+        m_static.erase(m_key[size_t(j)]);
+    } else if (m_rankedAs[size_t(j)] == 2) {
+        const int p = m_dynPos[size_t(j)], last = m_dynamic.back();
+        m_dynamic[size_t(p)] = last;
+        m_dynPos[size_t(last)] = p;
+        m_dynamic.pop_back();
+        m_dynPos[size_t(j)] = -1;
+    }
+    m_rankedAs[size_t(j)] = 0;
+}
+
+void ChronusScheduler::rekey(const SchedContext& ctx)
+{
+    const bool shortLease = m_p.leaseMinutes <= 30;
+    for (const int j : m_rekey) {
+        m_rekeyMark[size_t(j)] = 0;
+        unrank(j);
+        if (m_waitPos[size_t(j)] < 0)
+            continue;
+        if (ctx.rt(j).status != JobStatus::Pending) { // admitted while running from a start state
+            waitRemove(j);
+            continue;
+        }
+        const JobClass c = m_js[size_t(j)].cls;
+        if (shortLease && (c == JobClass::AcceptedSlo || c == JobClass::UnacceptedSlo)) {
+            m_rankedAs[size_t(j)] = 2;
+            m_dynPos[size_t(j)] = int(m_dynamic.size());
+            m_dynamic.push_back(j);
+        } else if (rankOf(ctx, j, 0.0, m_key[size_t(j)])) { // (no tier hangs on what is left of the lease here)
+            m_rankedAs[size_t(j)] = 1;
+            m_static.insert(m_key[size_t(j)]);
+        }
+    }
+    m_rekey.clear();
 }
 
 void ChronusScheduler::waitRemove(int j)
@@ -256,6 +315,8 @@ void ChronusScheduler::waitRemove(int j)
     m_waitPos[size_t(last)] = p;
     m_waiting.pop_back();
     m_waitPos[size_t(j)] = -1;
+    --m_gpuCount[size_t(m_gpus[size_t(j)])];
+    unrank(j);
 }
 
 template <class F> void ChronusScheduler::forRunningAccepted(const SchedContext& ctx, F f)
@@ -300,6 +361,7 @@ void ChronusScheduler::demoteOverruns(SchedContext& ctx)
             return;
         s.cls = JobClass::UnacceptedSlo;
         s.fakeForce = true;
+        markRekey(j);
         s.guaranteed = false;
         charge(j, -1);
         s.plan.clear();
@@ -321,12 +383,15 @@ void ChronusScheduler::refreshClasses(SchedContext& ctx, int64_t k)
                 any = any || leaseOf(jb.submit + d.offset) - k >= need;
             if (!any) {
                 s.cls = JobClass::Lowest;
+                markRekey(j);
                 charge(j, -1);
                 s.plan.clear();
             }
         } else if (s.cls == JobClass::UnacceptedSlo) {
-            if (jb.submit + jb.deadlines.back().offset < now + remainingEst(ctx, j))
+            if (jb.submit + jb.deadlines.back().offset < now + remainingEst(ctx, j)) {
                 s.cls = JobClass::Lowest;
+                markRekey(j);
+            }
         }
     }
 }
@@ -349,28 +414,35 @@ double ChronusScheduler::emergence(const SchedContext& ctx, int j) const
     return -rem * g;
 }
 
+bool ChronusScheduler::rankOf(const SchedContext& ctx, int j, double leaseLeft, Ranked& out) const
+{
+    const bool shortLease = m_p.leaseMinutes <= 30;
+    const JobState& s = m_js[size_t(j)];
+    int tier = 0;
+    if (s.cls == JobClass::AcceptedSlo) {
+        if (!shortLease)
+            return false; // L > 30: accepted jobs take no opportunistic GPUs
+        tier = 2;
+    } else if (s.cls == JobClass::Lowest) {
+        tier = s.fakeForce ? 4 : 1;
+    } else {
+        tier = s.fakeForce ? 4 : 3;
+        if (shortLease && s.cls == JobClass::UnacceptedSlo && remainingEstNow(ctx, j) <= leaseLeft + 1e-6)
+            tier = 5; // force-guaranteed: it finishes within what is left of this lease
+    }
+    out = {j, tier, emergence(ctx, j), m_submit[size_t(j)], m_gpus[size_t(j)]};
+    return true;
+}
+
 std::vector<ChronusScheduler::Ranked> ChronusScheduler::rankWaiting(const SchedContext& ctx, const std::vector<int>& jobs,
                                                                     double leaseLeft, bool sorted) const
 {
-    const bool shortLease = m_p.leaseMinutes <= 30;
     std::vector<Ranked> out;
     out.reserve(jobs.size());
-    for (int j : jobs) {
-        const JobState& s = m_js[size_t(j)];
-        int tier = 0;
-        if (s.cls == JobClass::AcceptedSlo) {
-            if (!shortLease)
-                continue; // L > 30: accepted jobs take no opportunistic GPUs
-            tier = 2;
-        } else if (s.cls == JobClass::Lowest) {
-            tier = s.fakeForce ? 4 : 1;
-        } else {
-            tier = s.fakeForce ? 4 : 3;
-            if (shortLease && s.cls == JobClass::UnacceptedSlo && remainingEstNow(ctx, j) <= leaseLeft + 1e-6)
-                tier = 5; // force-guaranteed: it finishes within what is left of this lease
-        }
-        out.push_back({j, tier, emergence(ctx, j), m_submit[size_t(j)], m_gpus[size_t(j)]});
-    }
+    Ranked r;
+    for (int j : jobs)
+        if (rankOf(ctx, j, leaseLeft, r))
+            out.push_back(r);
     if (sorted)
         std::sort(out.begin(), out.end(), rankedBefore);
     return out;
@@ -498,6 +570,35 @@ void ChronusScheduler::checkKept(const SchedContext& ctx) const
     }
 }
 
+void ChronusScheduler::checkRanks(const SchedContext& ctx) const
+{
+    const bool shortLease = m_p.leaseMinutes <= 30;
+    size_t statics = 0;
+    std::vector<int> count(m_gpuCount.size(), 0);
+    for (int j : m_waiting) {
+        if (ctx.rt(j).status != JobStatus::Pending)
+            throw std::logic_error("chronus: job " + std::to_string(j) + " on the waiting list is not waiting");
+        ++count[size_t(m_gpus[size_t(j)])];
+        const JobClass c = m_js[size_t(j)].cls;
+        const bool dynamic = shortLease && (c == JobClass::AcceptedSlo || c == JobClass::UnacceptedSlo);
+        Ranked r;
+        const bool ranked = !dynamic && rankOf(ctx, j, 0.0, r);
+        const int as = dynamic ? 2 : ranked ? 1 : 0;
+        bool ok = m_rankedAs[size_t(j)] == as;
+        if (ok && as == 1) {
+            const Ranked& kept = m_key[size_t(j)];
+            ok = kept.job == j && kept.tier == r.tier && kept.emergence == r.emergence && kept.submit == r.submit
+                && kept.gpus == r.gpus;
+            ++statics;
+        }
+        if (!ok)
+            throw std::logic_error("chronus: the kept rank of waiting job " + std::to_string(j)
+                                   + " is not its rank now at t=" + std::to_string(ctx.now()));
+    }
+    if (statics != m_static.size() || count != m_gpuCount)
+        throw std::logic_error("chronus: the kept ranks hold jobs that are not waiting at t=" + std::to_string(ctx.now()));
+}
+
 void ChronusScheduler::schedule(SchedContext& ctx)
 {
     if (ctx.config().checkInvariants)
@@ -508,23 +609,22 @@ void ChronusScheduler::schedule(SchedContext& ctx)
         leaseBoundary(ctx, k);
     } else {
         demoteOverruns(ctx);
-        std::vector<int> waiting; // (in no particular order: the rank below is a total order)
+        rekey(ctx);
+        if (ctx.config().checkInvariants)
+            checkRanks(ctx);
         int least = std::numeric_limits<int>::max(); // the fewest GPUs any waiting job needs
-        for (int j : m_waiting)
-            if (ctx.rt(j).status == JobStatus::Pending) {
-                waiting.push_back(j);
-                least = std::min(least, m_gpus[size_t(j)]);
+        for (size_t g = 0; g < m_gpuCount.size(); ++g)
+            if (m_gpuCount[g] > 0) {
+                least = int(g);
+                break;
             }
         const double leaseLeft = double(k + 1) * m_leaseSec - ctx.now();
-        // the waiting jobs in rank order, each taken when its GPUs fit in what is free. A recorded decision logs
-        // the whole ranking (sorted); otherwise only the front is needed, until nothing left can fit: a heap
-        // gives the same order (the rank is a total order) without sorting a backlog at every decision, and
-        // nothing is ranked when no waiting job fits at all.
+        // the waiting jobs in rank order, each taken when its GPUs fit in what is free: the kept order merged with
+        // the jobs ranked now, read only until nothing left can fit (all of it when the decision is recorded: the
+        // log has the whole ranking); nothing is ranked when no waiting job fits at all
         const bool whole = ctx.recording();
         int free = ctx.state().totalFreeGpus();
-        std::vector<Ranked> ranked;
-        if (whole || free >= least)
-            ranked = rankWaiting(ctx, waiting, leaseLeft, whole);
+        std::vector<Ranked> ranked; // whole: every waiting job's rank, in order
         std::vector<int> pick;
         auto consider = [&](const Ranked& r) {
             const int g = r.gpus;
@@ -535,16 +635,16 @@ void ChronusScheduler::schedule(SchedContext& ctx)
                     m_js[size_t(r.job)].guaranteed = true;
             }
         };
-        if (whole) {
-            for (const Ranked& r : ranked)
+        if (whole || free >= least) {
+            const std::vector<Ranked> now = rankWaiting(ctx, m_dynamic, leaseLeft, true);
+            auto st = m_static.begin();
+            size_t d = 0;
+            while ((st != m_static.end() || d < now.size()) && (whole || free >= least)) {
+                const bool fromNow = st == m_static.end() || (d < now.size() && rankedBefore(now[d], *st));
+                const Ranked& r = fromNow ? now[d++] : *st++;
                 consider(r);
-        } else {
-            const auto after = [](const Ranked& a, const Ranked& b) { return rankedBefore(b, a); };
-            if (free >= least)
-                std::make_heap(ranked.begin(), ranked.end(), after);
-            for (auto end = ranked.end(); end != ranked.begin() && free >= least; --end) {
-                std::pop_heap(ranked.begin(), end, after);
-                consider(*(end - 1));
+                if (whole)
+                    ranked.push_back(r);
             }
         }
         if (!pick.empty())

@@ -3,6 +3,7 @@
 // lease-based admission and scheduling with the MILP at every lease boundary, and its placement
 // (ALGORITHMS.md §5). See chronus.cpp for what follows the artifact and what is our choice.
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -120,8 +121,10 @@ private:
     void waitRemove(int j);
     /// Each accepted SLO that is running (after dropping the ones no longer accepted or active).
     template <class F> void forRunningAccepted(const SchedContext& ctx, F f);
-    /// With RunConfig::checkInvariants: those lists against a pass over every active job (throws std::logic_error).
+    /// With RunConfig::checkInvariants: those lists against a pass over every active job, and (after rekey) every
+    /// kept rank against the job's rank now (throws std::logic_error).
     void checkKept(const SchedContext& ctx) const;
+    void checkRanks(const SchedContext& ctx) const;
     int m_total = 0, m_maxRounded = 8;
     int m_maxMachineGpus = 0;         // the most GPUs one machine has
     std::vector<int> m_typeMaxGpus;   // per GPU type: the most GPUs one machine of the type has
@@ -152,6 +155,8 @@ private:
         double submit; // the job's (the last tie-break but one), read once
         int gpus;      // whole GPUs it asks for
     };
+    /// A job's rank: false for an accepted SLO when leases are over 30 minutes (it takes no opportunistic GPUs).
+    bool rankOf(const SchedContext& ctx, int j, double leaseLeft, Ranked& out) const;
     /// The waiting jobs' ranks (tier, then emergence, submit time and id: rankedBefore), sorted when `sorted`.
     std::vector<Ranked> rankWaiting(const SchedContext& ctx, const std::vector<int>& jobs, double leaseLeft,
                                     bool sorted = true) const;
@@ -161,6 +166,25 @@ private:
     std::vector<int> m_gpus;
     std::vector<double> m_submit;
     mutable std::vector<double> m_estFrom, m_estLeft;
+    // The waiting jobs in rank order, kept between decisions. A waiting job's rank moves with time only for an
+    // SLO job when leases are at most 30 minutes (an accepted one's emergence counts down to its deadline; an
+    // unaccepted one is force-guaranteed once it fits in what is left of the lease): those are ranked at each
+    // decision (m_dynamic). Every other waiting job's rank is fixed while it waits and its class stays (its work
+    // left does not move): it sits in m_static under the rank it had when it was last (re)ranked. A job is
+    // (re)ranked at the first decision after it starts waiting or its class changes (m_rekey).
+    struct RankOrder {
+        bool operator()(const Ranked& a, const Ranked& b) const { return rankedBefore(a, b); }
+    };
+    std::set<Ranked, RankOrder> m_static;
+    std::vector<Ranked> m_key;     // per job: its rank in m_static
+    std::vector<char> m_rankedAs;  // per job: 0 not ranked, 1 in m_static, 2 in m_dynamic
+    std::vector<int> m_dynamic, m_dynPos;
+    std::vector<int> m_rekey;
+    std::vector<char> m_rekeyMark;
+    std::vector<int> m_gpuCount;   // waiting jobs per whole-GPU count (the fewest any waiting job needs)
+    void markRekey(int j);
+    void unrank(int j);
+    void rekey(const SchedContext& ctx);
     /// remainingEst, from the values kept for a job not running while its work left is the one they were made from.
     double remainingEstNow(const SchedContext& ctx, int j) const;
     int placeBatch(SchedContext& ctx, const std::vector<int>& jobs, const char* why, std::vector<int>* failed);
