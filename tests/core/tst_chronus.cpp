@@ -480,6 +480,43 @@ private Q_SLOTS:
         QCOMPARE(a, once());
     }
 
+    // A decision inside a lease takes the waiting jobs in rank order from the order it keeps between decisions (per
+    // GPU count, the SLO jobs of short leases ranked anew), reading it only until nothing left fits; a recorded
+    // decision ranks every waiting job by a sort instead (the log has the whole ranking). Both must make the same
+    // run: contended traces with jobs of 1-8 GPUs, half with deadlines, leases of 20 and 60 minutes.
+    void keptOrderPicksAsAFullSort()
+    {
+        for (const double lease : {20.0, 60.0})
+            for (const uint64_t seed : {3u, 4u}) {
+                TraceGenConfig g;
+                g.jobs = 700;
+                g.seed = seed;
+                g.clusterGpus = 48;
+                g.load = 1.6;
+                g.deadlineShare = 0.5;
+                g.maxGpus = 8;
+                g.durationScale = 0.05;
+                const Trace t = generateTrace(g);
+                const ClusterSpec c = cluster(6, 8);
+                auto run = [&](bool record) {
+                    PolicyOptions o;
+                    o.params["chronus.lease"] = std::to_string(lease);
+                    o.params["chronus.time_limit"] = "0.2";
+                    auto s = makeScheduler("chronus", o);
+                    RunConfig cfg;
+                    cfg.recordDecisions = record;
+                    Simulator sim(c, t, *s, cfg);
+                    sim.run();
+                    std::vector<double> out;
+                    for (size_t j = 0; j < t.jobs.size(); ++j)
+                        out.push_back(sim.rt(int(j)).firstStart);
+                    return out;
+                };
+                const std::vector<double> kept = run(false), sorted = run(true);
+                QVERIFY2(kept == sorted, qPrintable(QString("lease %1, seed %2").arg(lease).arg(seed)));
+            }
+    }
+
     void chronusReaderErrorsNameFileLineAndField()
     {
         QTemporaryDir dir;

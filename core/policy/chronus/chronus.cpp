@@ -93,6 +93,7 @@ void ChronusScheduler::reset(const SimSetup& setup)
         maxGpus = std::max(maxGpus, m_gpus[i]);
     }
     m_gpuCount.assign(size_t(maxGpus) + 1, 0);
+    m_static.assign(size_t(maxGpus) + 1, {});
     m_maxRounded = 1;
     for (size_t i = 0; i < n; ++i) {
         const Job& j = setup.trace.jobs[i];
@@ -115,7 +116,6 @@ void ChronusScheduler::reset(const SimSetup& setup)
     m_waiting.clear();
     m_waitPos.assign(n, -1);
     m_acceptedJobs.clear();
-    m_static.clear();
     m_key.assign(n, Ranked {});
     m_rankedAs.assign(n, 0);
     m_dynamic.clear();
@@ -269,7 +269,7 @@ void ChronusScheduler::markRekey(int j)
 void ChronusScheduler::unrank(int j)
 {
     if (m_rankedAs[size_t(j)] == 1) {
-        m_static.erase(m_key[size_t(j)]);
+        m_static[size_t(m_gpus[size_t(j)])].erase(m_key[size_t(j)]);
     } else if (m_rankedAs[size_t(j)] == 2) {
         const int p = m_dynPos[size_t(j)], last = m_dynamic.back();
         m_dynamic[size_t(p)] = last;
@@ -299,7 +299,7 @@ void ChronusScheduler::rekey(const SchedContext& ctx)
             m_dynamic.push_back(j);
         } else if (rankOf(ctx, j, 0.0, m_key[size_t(j)])) { // (no tier hangs on what is left of the lease here)
             m_rankedAs[size_t(j)] = 1;
-            m_static.insert(m_key[size_t(j)]);
+            m_static[size_t(m_gpus[size_t(j)])].insert(m_key[size_t(j)]);
         }
     }
     m_rekey.clear();
@@ -595,7 +595,10 @@ void ChronusScheduler::checkRanks(const SchedContext& ctx) const
             throw std::logic_error("chronus: the kept rank of waiting job " + std::to_string(j)
                                    + " is not its rank now at t=" + std::to_string(ctx.now()));
     }
-    if (statics != m_static.size() || count != m_gpuCount)
+    size_t kept = 0;
+    for (const auto& set : m_static)
+        kept += set.size();
+    if (statics != kept || count != m_gpuCount)
         throw std::logic_error("chronus: the kept ranks hold jobs that are not waiting at t=" + std::to_string(ctx.now()));
 }
 
@@ -635,16 +638,39 @@ void ChronusScheduler::schedule(SchedContext& ctx)
                     m_js[size_t(r.job)].guaranteed = true;
             }
         };
-        if (whole || free >= least) {
-            const std::vector<Ranked> now = rankWaiting(ctx, m_dynamic, leaseLeft, true);
-            auto st = m_static.begin();
-            size_t d = 0;
-            while ((st != m_static.end() || d < now.size()) && (whole || free >= least)) {
-                const bool fromNow = st == m_static.end() || (d < now.size() && rankedBefore(now[d], *st));
-                const Ranked& r = fromNow ? now[d++] : *st++;
+        if (whole) {
+            ranked = rankWaiting(ctx, m_dynamic, leaseLeft, false);
+            for (const auto& set : m_static)
+                ranked.insert(ranked.end(), set.begin(), set.end());
+            std::sort(ranked.begin(), ranked.end(), rankedBefore);
+            for (const Ranked& r : ranked)
                 consider(r);
-                if (whole)
-                    ranked.push_back(r);
+        } else if (free >= least) {
+            // Walking the order and taking each job that fits in what is left, a job skipped never fits later (what
+            // is free only shrinks): so the next job taken is the first in rank order among those asking for at
+            // most what is free, the first of the jobs ranked now that fits or of a GPU count's set
+            const std::vector<Ranked> now = rankWaiting(ctx, m_dynamic, leaseLeft, true);
+            std::vector<std::set<Ranked, RankOrder>::const_iterator> at;
+            for (const auto& set : m_static)
+                at.push_back(set.begin());
+            size_t d = 0;
+            while (free >= least) {
+                while (d < now.size() && now[d].gpus > free)
+                    ++d;
+                const Ranked* best = d < now.size() ? &now[d] : nullptr;
+                int from = -1; // the set it comes from (-1: ranked now)
+                for (int g = 0; g <= std::min(free, int(m_static.size()) - 1); ++g)
+                    if (at[size_t(g)] != m_static[size_t(g)].end() && (!best || rankedBefore(*at[size_t(g)], *best))) {
+                        best = &*at[size_t(g)];
+                        from = g;
+                    }
+                if (!best)
+                    break;
+                consider(*best);
+                if (from < 0)
+                    ++d;
+                else
+                    ++at[size_t(from)];
             }
         }
         if (!pick.empty())

@@ -170,13 +170,14 @@ private:
     // SLO job when leases are at most 30 minutes (an accepted one's emergence counts down to its deadline; an
     // unaccepted one is force-guaranteed once it fits in what is left of the lease): those are ranked at each
     // decision (m_dynamic). Every other waiting job's rank is fixed while it waits and its class stays (its work
-    // left does not move): it sits in m_static under the rank it had when it was last (re)ranked. A job is
+    // left does not move): it sits in m_static under the rank it had when it was last (re)ranked, in the set of
+    // the jobs asking for as many GPUs (a decision takes the first job in rank order among those that fit). A job is
     // (re)ranked at the first decision after it starts waiting or its class changes (m_rekey).
     struct RankOrder {
         bool operator()(const Ranked& a, const Ranked& b) const { return rankedBefore(a, b); }
     };
-    std::set<Ranked, RankOrder> m_static;
-    std::vector<Ranked> m_key;     // per job: its rank in m_static
+    std::vector<std::set<Ranked, RankOrder>> m_static; // per whole-GPU count
+    std::vector<Ranked> m_key;     // per job: its rank in m_static[its GPUs]
     std::vector<char> m_rankedAs;  // per job: 0 not ranked, 1 in m_static, 2 in m_dynamic
     std::vector<int> m_dynamic, m_dynPos;
     std::vector<int> m_rekey;
