@@ -323,6 +323,19 @@ private Q_SLOTS:
         QVERIFY(released >= 40);
     }
 
+    // A ledger over more (server, slot) cells than half the machine's memory holds is refused with an error naming
+    // its size, not allocated (the engine policy on a million-job trace would be killed for it).
+    void oversizedLedgerRefused()
+    {
+        OasisScenario sc = smallScenario(1000, 1, 4);
+        Ledger l;
+        const std::string e = errorOf([&] { l.reset(sc.workers, 1000000000); });
+        QVERIFY2(e.find("OASiS slot ledger: 1000 servers x 1000000000 slots would take") != std::string::npos, e.c_str());
+        QVERIFY2(e.find("GiB, over half of this machine's") != std::string::npos, e.c_str());
+        l.reset(sc.workers, 4); // a ledger of ordinary size still is made
+        QCOMPARE(l.slots(), 4);
+    }
+
     void negativePayoffRejected()
     {
         OasisScenario sc = smallScenario(1, 1, 6);

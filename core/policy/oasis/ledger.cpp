@@ -2,12 +2,30 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
+#include <stdexcept>
+#include <string>
+
+#include <unistd.h>
 
 namespace ss::oasis {
 
 void Ledger::reset(const std::vector<OasisServer>& servers, int slots)
 {
+    // Every (server, slot) of the horizon has its cell: refuse what would take over half of this machine's memory
+    // (a million-job trace on alibaba-scale) with an error rather than be killed for it
+    const double need = double(servers.size()) * double(std::max(slots, 0)) * double(sizeof(Cell) + 1)
+        + double(std::max(slots, 0)) * double(sizeof(std::vector<int>) + sizeof(std::vector<Ranking>));
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    if (pages > 0 && page > 0 && need > 0.5 * double(pages) * double(page)) {
+        char msg[256];
+        std::snprintf(msg, sizeof msg,
+                      "OASiS slot ledger: %zu servers x %d slots would take %.1f GiB, over half of this machine's "
+                      "%.1f GiB (longer slots, oasis.slot, or a shorter trace make it smaller)",
+                      servers.size(), slots, need / 1073741824.0, double(pages) * double(page) / 1073741824.0);
+        throw std::runtime_error(msg);
+    }
     m_slots = slots;
     m_cap.clear();
     for (const OasisServer& s : servers)
