@@ -1,6 +1,7 @@
 // OASiS (ALGORITHMS.md §3): the subroutine against brute force on 2 servers x 4 slots, its rankings kept across
-// reservations against a ledger without them, a negative payoff rejected, prices at L / U and the admission they stop, the seed's constraints on every committed schedule of
-// random small scenarios, the baselines on a hand case, the generator, and bad input naming job and field.
+// reservations against a ledger without them, a negative payoff rejected, prices at L / U and the admission they
+// stop, the seed's constraints on every committed schedule of random small scenarios, the baselines on a hand
+// case, the generator, an oversized ledger refused, and bad input naming job and field.
 #include <QtTest>
 
 #include <QTemporaryDir>

@@ -111,10 +111,10 @@ private:
     std::vector<int> m_cap;     // used GPUs per absolute lease (rounded demands of cached plans)
     std::vector<int> m_active;  // jobs pending or running (arrived, not finished)
     std::vector<char> m_isActive;
-    // Kept so that a decision inside a lease reads neither every active nor every running job: the active jobs
-    // that may be waiting (every waiting one; those started since are read as such and skipped), with each one's
-    // place (-1: not there), and the jobs admitted as accepted SLOs (those demoted or finished since are dropped
-    // when met: a job is accepted only at its admission).
+    // Kept so that a decision inside a lease reads neither every active nor every running job: the waiting jobs
+    // (put back when preempted; one admitted while running from a start state leaves at the next decision), with
+    // each one's place (-1: not there), and the jobs admitted as accepted SLOs (those demoted or finished since are
+    // dropped when met: a job is accepted only at its admission).
     std::vector<int> m_waiting, m_waitPos;
     std::vector<int> m_acceptedJobs;
     void waitAdd(int j);

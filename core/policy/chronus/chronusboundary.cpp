@@ -229,7 +229,7 @@ void ChronusScheduler::runLease(SchedContext& ctx, int64_t k, LeaseSolve ls)
     if (ctx.recording()) {
         std::vector<Ranked> all2;
         for (int j : guaranteedJobs)
-            all2.push_back({j, 6, emergence(ctx, j)});
+            all2.push_back({j, 6, emergence(ctx, j), m_submit[size_t(j)], m_gpus[size_t(j)]});
         all2.insert(all2.end(), ranked.begin(), ranked.end());
         recordQueue(ctx, all2);
     }

@@ -72,11 +72,6 @@ void prefixCosts(const std::vector<Unit>& units, int need, std::vector<double>& 
         }
 }
 
-/// The ranking of slot t for this question and the costs of its cheapest items (prefixCosts). With a `question`
-/// id (Ledger::keptQuestion: asked before, prices cached), from the ledger's memo (Ledger::Ranking, kept current by the ledger as
-/// reservations change) where it has one, else made and kept there; the list may then be longer than `need`
-/// servers, and its first `need` are those rankUnits gives with `keep` = need. Without, made in `scratch`.
-/// `maskId`: l.maskId(mask).
 struct Ranked {
     const std::vector<Unit>* units;
     const std::vector<double>* costs;
@@ -85,6 +80,11 @@ struct RankScratch {
     std::vector<Unit> units;
     std::vector<double> costs;
 };
+/// The ranking of slot t for this question and the costs of its cheapest items (prefixCosts). With a `question`
+/// id (Ledger::keptQuestion: asked before, prices cached), from the ledger's memo (Ledger::Ranking, kept current
+/// by the ledger as reservations change) where it has one, else made and kept there; the list may then be longer
+/// than `need` servers, and its first `need` are those rankUnits gives with `keep` = need. Without, made in
+/// `scratch`. `maskId`: l.maskId(mask).
 Ranked sortedUnits(const Ledger& l, const PriceFamily& pf, int t, const Amounts& demand, int need, RankScratch& scratch,
                    int question, const std::vector<char>* mask = nullptr, int maskId = -1, bool withCosts = true)
 {
@@ -194,7 +194,7 @@ Quote bestSchedule(const SubroutineInput& in)
     int reach = 0; // the most steps F(k - 1, .) can do (fewer steps can always be done too)
     std::vector<uint16_t> choice; // per slot scanned, levels + 1 choices
     // No schedule costs less than every worker (and, rigid, every gang's PSs) at the least price a server can ask,
-    // so a completion at slot k or later pays at most f(k + 1) - floor (the margin covers the sums' rounding)
+    // so a completion at slot k or later pays at most f(k + 1) - leastCost (the margin covers the sums' rounding)
     auto leastItem = [](const Ledger& l, const PriceFamily& pf, const Amounts& d) {
         double c = 0;
         for (int r = 0; r < kResources; ++r)
@@ -202,16 +202,18 @@ Quote bestSchedule(const SubroutineInput& in)
                 c += l.floorPrice(r, pf) * d[size_t(r)];
         return c;
     };
-    const double floor = (double(levels) * unit * leastItem(*in.workers, *in.p, j.w) +
-                          (in.rigid ? double(levels) * j.psFor(unit) * leastItem(*in.ps, *in.q, j.s) : 0.0)) * (1 - 1e-9);
+    const double psSteps = in.rigid ? double(levels) * j.psFor(unit) : 0.0;
+    const double leastCost =
+        (double(levels) * unit * leastItem(*in.workers, *in.p, j.w) + psSteps * leastItem(*in.ps, *in.q, j.s)) * (1 - 1e-9);
     double bestPayoff = -kBig;
     int bestK = -1, bestY = 0;
     for (int k = 0; k < span; ++k) {
         const int t = a + k;
         const double f = j.f(double(k + 1));
-        if (bestK >= 0 && f - std::max(0.0, floor) <= bestPayoff)
+        if (bestK >= 0 && f - std::max(0.0, leastCost) <= bestPayoff)
             break; // f is non-increasing: no later completion can do better
-        const std::vector<double>& wp = *sortedUnits(*in.workers, *in.p, t, j.w, N, wScratch, wMemo, in.workerMask, maskId).costs;
+        const std::vector<double>& wp =
+            *sortedUnits(*in.workers, *in.p, t, j.w, N, wScratch, wMemo, in.workerMask, maskId).costs;
         const std::vector<double>& pp = *sortedUnits(*in.ps, *in.q, t, j.s, zmax, pScratch, pMemo).costs;
         double* c = cost.data();
         for (int y = 0; y <= maxStep; ++y)
@@ -238,7 +240,7 @@ Quote bestSchedule(const SubroutineInput& in)
         // older row, whose reach was no further)
         const int upTo = std::min(levels, reach + maxStep);
         if (maxStep == 1) {
-            // rigid: one gang or none (the loop below with y = 1, without branches; c[1] is finite here)
+            // rigid: one gang or none (dpRow with y = 1 only, without branches; c[1] is finite here)
             const double c1 = c[1];
             const double* pv = prev.data();
             double* cv = cur.data();
