@@ -183,11 +183,11 @@ void ChronusScheduler::runLease(SchedContext& ctx, int64_t k, LeaseSolve ls)
     std::vector<char> want(m_js.size(), 0);
     for (int j : guaranteedJobs) {
         want[size_t(j)] = 1;
-        free -= ctx.job(j).wholeGpus();
+        free -= m_gpus[size_t(j)];
     }
     std::vector<int> opportunistic;
     for (const Ranked& r : ranked) {
-        const int g = ctx.job(r.job).wholeGpus();
+        const int g = r.gpus;
         if (g <= free) {
             want[size_t(r.job)] = 1;
             free -= g;
