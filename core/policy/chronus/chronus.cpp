@@ -646,32 +646,7 @@ void ChronusScheduler::schedule(SchedContext& ctx)
             for (const Ranked& r : ranked)
                 consider(r);
         } else if (free >= least) {
-            // Walking the order and taking each job that fits in what is left, a job skipped never fits later (what
-            // is free only shrinks): so the next job taken is the first in rank order among those asking for at
-            // most what is free, the first of the jobs ranked now that fits or of a GPU count's set
-            const std::vector<Ranked> now = rankWaiting(ctx, m_dynamic, leaseLeft, true);
-            std::vector<std::set<Ranked, RankOrder>::const_iterator> at;
-            for (const auto& set : m_static)
-                at.push_back(set.begin());
-            size_t d = 0;
-            while (free >= least) {
-                while (d < now.size() && now[d].gpus > free)
-                    ++d;
-                const Ranked* best = d < now.size() ? &now[d] : nullptr;
-                int from = -1; // the set it comes from (-1: ranked now)
-                for (int g = 0; g <= std::min(free, int(m_static.size()) - 1); ++g)
-                    if (at[size_t(g)] != m_static[size_t(g)].end() && (!best || rankedBefore(*at[size_t(g)], *best))) {
-                        best = &*at[size_t(g)];
-                        from = g;
-                    }
-                if (!best)
-                    break;
-                consider(*best);
-                if (from < 0)
-                    ++d;
-                else
-                    ++at[size_t(from)];
-            }
+            takeInOrder(rankWaiting(ctx, m_dynamic, leaseLeft, true), free, consider);
         }
         if (!pick.empty())
             placeBatch(ctx, pick, "opportunistic", nullptr);
@@ -681,6 +656,37 @@ void ChronusScheduler::schedule(SchedContext& ctx)
         recordQueue(ctx, ranked);
     }
     requestWakes(ctx);
+}
+
+void ChronusScheduler::takeInOrder(const std::vector<Ranked>& now, const int& free,
+                                   const std::function<void(const Ranked&)>& take) const
+{
+    // Walking the whole order and taking each job that fits in what is left, a job skipped never fits later (what is
+    // free only shrinks): so the next job taken is the first in rank order among those asking for at most what is
+    // free, the first of `now` that fits or the first of a GPU count's kept set. `take` subtracts from `free`.
+    std::vector<std::set<Ranked, RankOrder>::const_iterator> at;
+    for (const auto& set : m_static)
+        at.push_back(set.begin());
+    size_t d = 0;
+    for (;;) {
+        while (d < now.size() && now[d].gpus > free)
+            ++d;
+        const Ranked* best = d < now.size() ? &now[d] : nullptr;
+        int from = -1; // the set it comes from (-1: now)
+        for (int g = 0; g <= std::min(free, int(m_static.size()) - 1); ++g)
+            if (at[size_t(g)] != m_static[size_t(g)].end() && (!best || rankedBefore(*at[size_t(g)], *best))) {
+                best = &*at[size_t(g)];
+                from = g;
+            }
+        if (!best)
+            return;
+        const Ranked r = *best;
+        if (from < 0)
+            ++d;
+        else
+            ++at[size_t(from)];
+        take(r);
+    }
 }
 
 void ChronusScheduler::requestWakes(SchedContext& ctx)

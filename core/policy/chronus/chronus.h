@@ -3,6 +3,7 @@
 // lease-based admission and scheduling with the MILP at every lease boundary, and its placement
 // (ALGORITHMS.md §5). See chronus.cpp for what follows the artifact and what is our choice.
 #include <cstdint>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -186,6 +187,9 @@ private:
     void markRekey(int j);
     void unrank(int j);
     void rekey(const SchedContext& ctx);
+    /// Takes in rank order each job whose GPUs fit in `free`, from `now` (ranks made now, in order) merged with the
+    /// kept order of the other waiting jobs; `take(rank)` takes one and subtracts its GPUs from `free`.
+    void takeInOrder(const std::vector<Ranked>& now, const int& free, const std::function<void(const Ranked&)>& take) const;
     /// remainingEst, from the values kept for a job not running while its work left is the one they were made from.
     double remainingEstNow(const SchedContext& ctx, int j) const;
     int placeBatch(SchedContext& ctx, const std::vector<int>& jobs, const char* why, std::vector<int>* failed);

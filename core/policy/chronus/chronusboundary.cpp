@@ -178,23 +178,39 @@ void ChronusScheduler::runLease(SchedContext& ctx, int64_t k, LeaseSolve ls)
     recordPlan(ctx, k, ls);
     m_solves.push_back(ls);
 
-    const std::vector<Ranked> ranked = rankWaiting(ctx, others, m_leaseSec - (now - double(k) * m_leaseSec));
+    const double leaseLeft = m_leaseSec - (now - double(k) * m_leaseSec);
     int free = m_total;
     std::vector<char> want(m_js.size(), 0);
     for (int j : guaranteedJobs) {
         want[size_t(j)] = 1;
         free -= m_gpus[size_t(j)];
     }
+    // the rest in rank order, each taken when its GPUs fit in what is left
     std::vector<int> opportunistic;
-    for (const Ranked& r : ranked) {
-        const int g = r.gpus;
-        if (g <= free) {
-            want[size_t(r.job)] = 1;
-            free -= g;
-            opportunistic.push_back(r.job);
-            if (r.tier == 5)
-                m_js[size_t(r.job)].guaranteed = true;
-        }
+    auto take = [&](const Ranked& r) {
+        want[size_t(r.job)] = 1;
+        free -= r.gpus;
+        opportunistic.push_back(r.job);
+        if (r.tier == 5)
+            m_js[size_t(r.job)].guaranteed = true;
+    };
+    std::vector<Ranked> ranked; // recorded: every one's rank, in order (the log)
+    if (ctx.recording()) {
+        ranked = rankWaiting(ctx, others, leaseLeft);
+        for (const Ranked& r : ranked)
+            if (r.gpus <= free)
+                take(r);
+    } else {
+        // the running jobs (their work left moves) and the waiting ones whose rank moves are ranked now; the
+        // other waiting jobs (all of them not guaranteed: an accepted SLO is never kept) are in the kept order
+        rekey(ctx);
+        if (ctx.config().checkInvariants)
+            checkRanks(ctx);
+        std::vector<int> moving;
+        for (int j : others)
+            if (m_rankedAs[size_t(j)] != 1)
+                moving.push_back(j);
+        takeInOrder(rankWaiting(ctx, moving, leaseLeft), free, take);
     }
     // preempt what is not selected again; selected running jobs keep their GPUs
     const std::vector<int> running = ctx.runningJobs();
