@@ -113,13 +113,11 @@ void ChronusScheduler::reset(const SimSetup& setup)
     m_cap.clear();
     m_active.clear();
     m_isActive.assign(n, 0);
-    m_waiting.clear();
-    m_waitPos.assign(n, -1);
+    m_waiting.reset(n);
     m_acceptedJobs.clear();
     m_key.assign(n, Ranked {});
     m_rankedAs.assign(n, 0);
-    m_dynamic.clear();
-    m_dynPos.assign(n, -1);
+    m_dynamic.reset(n);
     m_rekey.clear();
     m_rekeyMark.assign(n, 0);
     m_boundaryLease = -1;
@@ -250,10 +248,9 @@ AdmissionRecord ChronusScheduler::admit(const SchedContext& ctx, int j)
 
 void ChronusScheduler::waitAdd(int j)
 {
-    if (m_waitPos[size_t(j)] >= 0)
+    if (m_waiting.has(j))
         return;
-    m_waitPos[size_t(j)] = int(m_waiting.size());
-    m_waiting.push_back(j);
+    m_waiting.add(j);
     ++m_gpuCount[size_t(m_gpus[size_t(j)])];
     markRekey(j);
 }
@@ -271,50 +268,40 @@ void ChronusScheduler::unrank(int j)
     if (m_rankedAs[size_t(j)] == 1) {
         m_static[size_t(m_gpus[size_t(j)])].erase(m_key[size_t(j)]);
     } else if (m_rankedAs[size_t(j)] == 2) {
-        const int p = m_dynPos[size_t(j)], last = m_dynamic.back();
-        m_dynamic[size_t(p)] = last;
-        m_dynPos[size_t(last)] = p;
-        m_dynamic.pop_back();
-        m_dynPos[size_t(j)] = -1;
+        m_dynamic.remove(j);
     }
     m_rankedAs[size_t(j)] = 0;
 }
 
 void ChronusScheduler::rekey(const SchedContext& ctx)
 {
-    const bool shortLease = m_p.leaseMinutes <= 30;
     for (const int j : m_rekey) {
         m_rekeyMark[size_t(j)] = 0;
         unrank(j);
-        if (m_waitPos[size_t(j)] < 0)
+        if (!m_waiting.has(j))
             continue;
         if (ctx.rt(j).status != JobStatus::Pending) { // admitted while running from a start state
             waitRemove(j);
             continue;
         }
-        const JobClass c = m_js[size_t(j)].cls;
-        if (shortLease && (c == JobClass::AcceptedSlo || c == JobClass::UnacceptedSlo)) {
+        if (rankMoves(j)) {
             m_rankedAs[size_t(j)] = 2;
-            m_dynPos[size_t(j)] = int(m_dynamic.size());
-            m_dynamic.push_back(j);
+            m_dynamic.add(j);
         } else if (rankOf(ctx, j, 0.0, m_key[size_t(j)])) { // (no tier hangs on what is left of the lease here)
             m_rankedAs[size_t(j)] = 1;
             m_static[size_t(m_gpus[size_t(j)])].insert(m_key[size_t(j)]);
         }
     }
     m_rekey.clear();
+    if (ctx.config().checkInvariants)
+        checkRanks(ctx);
 }
 
 void ChronusScheduler::waitRemove(int j)
 {
-    const int p = m_waitPos[size_t(j)];
-    if (p < 0)
+    if (!m_waiting.has(j))
         return;
-    const int last = m_waiting.back();
-    m_waiting[size_t(p)] = last;
-    m_waitPos[size_t(last)] = p;
-    m_waiting.pop_back();
-    m_waitPos[size_t(j)] = -1;
+    m_waiting.remove(j);
     --m_gpuCount[size_t(m_gpus[size_t(j)])];
     unrank(j);
 }
@@ -416,18 +403,17 @@ double ChronusScheduler::emergence(const SchedContext& ctx, int j) const
 
 bool ChronusScheduler::rankOf(const SchedContext& ctx, int j, double leaseLeft, Ranked& out) const
 {
-    const bool shortLease = m_p.leaseMinutes <= 30;
     const JobState& s = m_js[size_t(j)];
     int tier = 0;
     if (s.cls == JobClass::AcceptedSlo) {
-        if (!shortLease)
+        if (!shortLease())
             return false; // L > 30: accepted jobs take no opportunistic GPUs
         tier = 2;
     } else if (s.cls == JobClass::Lowest) {
         tier = s.fakeForce ? 4 : 1;
     } else {
         tier = s.fakeForce ? 4 : 3;
-        if (shortLease && s.cls == JobClass::UnacceptedSlo && remainingEstNow(ctx, j) <= leaseLeft + 1e-6)
+        if (shortLease() && s.cls == JobClass::UnacceptedSlo && remainingEstNow(ctx, j) <= leaseLeft + 1e-6)
             tier = 5; // force-guaranteed: it finishes within what is left of this lease
     }
     out = {j, tier, emergence(ctx, j), m_submit[size_t(j)], m_gpus[size_t(j)]};
@@ -560,7 +546,7 @@ void ChronusScheduler::checkKept(const SchedContext& ctx) const
     // what a decision reads instead of every active and running job: every waiting one, every running accepted one
     for (int j : m_active) {
         const JobStatus st = ctx.rt(j).status;
-        if (st == JobStatus::Pending && m_waitPos[size_t(j)] < 0)
+        if (st == JobStatus::Pending && !m_waiting.has(j))
             throw std::logic_error("chronus: waiting job " + std::to_string(j) + " missing from the waiting list at t="
                                    + std::to_string(ctx.now()));
         if (st == JobStatus::Running && m_js[size_t(j)].cls == JobClass::AcceptedSlo
@@ -572,15 +558,13 @@ void ChronusScheduler::checkKept(const SchedContext& ctx) const
 
 void ChronusScheduler::checkRanks(const SchedContext& ctx) const
 {
-    const bool shortLease = m_p.leaseMinutes <= 30;
     size_t statics = 0;
     std::vector<int> count(m_gpuCount.size(), 0);
-    for (int j : m_waiting) {
+    for (int j : m_waiting.jobs) {
         if (ctx.rt(j).status != JobStatus::Pending)
             throw std::logic_error("chronus: job " + std::to_string(j) + " on the waiting list is not waiting");
         ++count[size_t(m_gpus[size_t(j)])];
-        const JobClass c = m_js[size_t(j)].cls;
-        const bool dynamic = shortLease && (c == JobClass::AcceptedSlo || c == JobClass::UnacceptedSlo);
+        const bool dynamic = rankMoves(j);
         Ranked r;
         const bool ranked = !dynamic && rankOf(ctx, j, 0.0, r);
         const int as = dynamic ? 2 : ranked ? 1 : 0;
@@ -613,8 +597,6 @@ void ChronusScheduler::schedule(SchedContext& ctx)
     } else {
         demoteOverruns(ctx);
         rekey(ctx);
-        if (ctx.config().checkInvariants)
-            checkRanks(ctx);
         int least = std::numeric_limits<int>::max(); // the fewest GPUs any waiting job needs
         for (size_t g = 0; g < m_gpuCount.size(); ++g)
             if (m_gpuCount[g] > 0) {
@@ -639,14 +621,14 @@ void ChronusScheduler::schedule(SchedContext& ctx)
             }
         };
         if (whole) {
-            ranked = rankWaiting(ctx, m_dynamic, leaseLeft, false);
+            ranked = rankWaiting(ctx, m_dynamic.jobs, leaseLeft, false);
             for (const auto& set : m_static)
                 ranked.insert(ranked.end(), set.begin(), set.end());
             std::sort(ranked.begin(), ranked.end(), rankedBefore);
             for (const Ranked& r : ranked)
                 consider(r);
         } else if (free >= least) {
-            takeInOrder(rankWaiting(ctx, m_dynamic, leaseLeft, true), free, consider);
+            takeInOrder(rankWaiting(ctx, m_dynamic.jobs, leaseLeft, true), free, consider);
         }
         if (!pick.empty())
             placeBatch(ctx, pick, "opportunistic", nullptr);

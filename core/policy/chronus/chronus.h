@@ -116,7 +116,30 @@ private:
     // (put back when preempted; one admitted while running from a start state leaves at the next decision), with
     // each one's place (-1: not there), and the jobs admitted as accepted SLOs (those demoted or finished since are
     // dropped when met: a job is accepted only at its admission).
-    std::vector<int> m_waiting, m_waitPos;
+    /// Jobs in no particular order, each at most once, added and removed in O(1).
+    struct JobList {
+        std::vector<int> jobs, pos; // pos per job: its place in `jobs`, -1 when not there
+        void reset(size_t n)
+        {
+            jobs.clear();
+            pos.assign(n, -1);
+        }
+        bool has(int j) const { return pos[size_t(j)] >= 0; }
+        void add(int j)
+        {
+            pos[size_t(j)] = int(jobs.size());
+            jobs.push_back(j);
+        }
+        void remove(int j)
+        {
+            const int p = pos[size_t(j)], last = jobs.back();
+            jobs[size_t(p)] = last;
+            pos[size_t(last)] = p;
+            jobs.pop_back();
+            pos[size_t(j)] = -1;
+        }
+    };
+    JobList m_waiting;
     std::vector<int> m_acceptedJobs;
     void waitAdd(int j);
     void waitRemove(int j);
@@ -180,13 +203,22 @@ private:
     std::vector<std::set<Ranked, RankOrder>> m_static; // per whole-GPU count
     std::vector<Ranked> m_key;     // per job: its rank in m_static[its GPUs]
     std::vector<char> m_rankedAs;  // per job: 0 not ranked, 1 in m_static, 2 in m_dynamic
-    std::vector<int> m_dynamic, m_dynPos;
+    JobList m_dynamic;
     std::vector<int> m_rekey;
     std::vector<char> m_rekeyMark;
     std::vector<int> m_gpuCount;   // waiting jobs per whole-GPU count (the fewest any waiting job needs)
     void markRekey(int j);
     void unrank(int j);
+    /// Ranks the jobs marked since the last call (with checkInvariants, then checks every kept rank: checkRanks).
     void rekey(const SchedContext& ctx);
+    /// Whether leases are at most 30 minutes (where SLO jobs may take opportunistic GPUs and be force-guaranteed).
+    bool shortLease() const { return m_p.leaseMinutes <= 30; }
+    /// Whether a waiting job's rank moves with time: an SLO job's, when leases are short (see m_static).
+    bool rankMoves(int j) const
+    {
+        const JobClass c = m_js[size_t(j)].cls;
+        return shortLease() && (c == JobClass::AcceptedSlo || c == JobClass::UnacceptedSlo);
+    }
     /// Takes in rank order each job whose GPUs fit in `free`, from `now` (ranks made now, in order) merged with the
     /// kept order of the other waiting jobs; `take(rank)` takes one and subtracts its GPUs from `free`.
     void takeInOrder(const std::vector<Ranked>& now, const int& free, const std::function<void(const Ranked&)>& take) const;

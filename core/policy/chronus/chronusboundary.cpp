@@ -204,8 +204,6 @@ void ChronusScheduler::runLease(SchedContext& ctx, int64_t k, LeaseSolve ls)
         // the running jobs (their work left moves) and the waiting ones whose rank moves are ranked now; the
         // other waiting jobs (all of them not guaranteed: an accepted SLO is never kept) are in the kept order
         rekey(ctx);
-        if (ctx.config().checkInvariants)
-            checkRanks(ctx);
         std::vector<int> moving;
         for (int j : others)
             if (m_rankedAs[size_t(j)] != 1)
