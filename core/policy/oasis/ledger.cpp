@@ -110,9 +110,6 @@ void Ledger::repairRankings(int s, int t)
     // Only server s changed in slot t: every other server keeps its cost and items, so a ranking stays an exact
     // prefix of the order once s is taken out and put back where its new cost and items put it (when that is
     // inside the prefix, or the ranking holds every server that can take an item).
-    auto before = [](const ServerUnits& a, double cost, int server) {
-        return a.cost < cost || (a.cost == cost && a.server < server);
-    };
     for (Ranking& r : m_rankings[size_t(t)]) {
         if (!r.valid || !maskAllows(r.mask, s))
             continue;
@@ -123,12 +120,12 @@ void Ledger::repairRankings(int s, int t)
                 break;
             }
         if (const int u = unitsFreeCapped(s, t, r.demand, r.need); u > 0) {
-            const double cost = cachedUnitCost(s, t, r.demand);
+            const ServerUnits now {cachedUnitCost(s, t, r.demand), s, u};
             size_t pos = 0;
-            while (pos < r.units.size() && before(r.units[pos], cost, s))
+            while (pos < r.units.size() && r.units[pos].before(now))
                 ++pos;
             if (pos < r.units.size() || r.complete)
-                r.units.insert(r.units.begin() + std::ptrdiff_t(pos), ServerUnits {cost, s, u});
+                r.units.insert(r.units.begin() + std::ptrdiff_t(pos), now);
             if (int(r.units.size()) > r.keep) {
                 r.units.pop_back();
                 r.complete = false;
@@ -137,14 +134,6 @@ void Ledger::repairRankings(int s, int t)
         if (!r.complete && int(r.units.size()) < r.need)
             r.valid = false; // too short to answer: rebuilt at its next question
     }
-}
-
-double Ledger::floorPrice(int r, const PriceFamily& pf) const
-{
-    double lo = std::min(pf.lower(r), pf.U[size_t(r)]);
-    if (m_cached)
-        lo = std::min({lo, m_Lr[size_t(r)] > 0 ? m_Lr[size_t(r)] : m_L, m_U[size_t(r)]});
-    return lo;
 }
 
 double PriceFamily::price(double used, double cap, int r) const

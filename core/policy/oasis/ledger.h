@@ -17,6 +17,8 @@ struct ServerUnits {
     double cost;
     int server;
     int units;
+    /// The ranking's order: cheaper first, the lower server on equal cost.
+    bool before(const ServerUnits& o) const { return cost < o.cost || (cost == o.cost && server < o.server); }
 };
 
 class Ledger {
@@ -100,9 +102,6 @@ public:
     /// A small id for a mask's contents (the same contents, the same id); -1 for null.
     int maskId(const std::vector<char>* mask) const;
     bool maskAllows(int id, int s) const { return id < 0 || m_masks[size_t(id)][size_t(s)] != 0; }
-    /// The least price of resource r any server can ask in any slot, whether costs read the cached prices or `pf`'s:
-    /// a price lies between the zero-load price and U (PriceFamily::price).
-    double floorPrice(int r, const PriceFamily& pf) const;
     /// PriceFamily::unitCost from the cached prices (the same sum, term for term).
     double cachedUnitCost(int s, int t, const Amounts& demand) const
     {

@@ -45,9 +45,7 @@ bool rankUnits(const Ledger& l, const PriceFamily& pf, int t, const Amounts& dem
     bool all = true;
     for (; s < l.servers() && all; ++s) // (is any server left that could take an item?)
         all = l.touched(s, t) || (mask && !(*mask)[size_t(s)]) || l.unitsFreeCapped(s, t, demand, need) == 0;
-    const auto cheaper = [](const Unit& a, const Unit& b) {
-        return a.cost < b.cost || (a.cost == b.cost && a.server < b.server);
-    };
+    const auto cheaper = [](const Unit& a, const Unit& b) { return a.before(b); };
     if (out.size() > size_t(keep)) {
         std::partial_sort(out.begin(), out.begin() + keep, out.end(), cheaper);
         out.resize(size_t(keep));
@@ -193,25 +191,13 @@ Quote bestSchedule(const SubroutineInput& in)
     prev[0] = 0;
     int reach = 0; // the most steps F(k - 1, .) can do (fewer steps can always be done too)
     std::vector<uint16_t> choice; // per slot scanned, levels + 1 choices
-    // No schedule costs less than every worker (and, rigid, every gang's PSs) at the least price a server can ask,
-    // so a completion at slot k or later pays at most f(k + 1) - leastCost (the margin covers the sums' rounding)
-    auto leastItem = [](const Ledger& l, const PriceFamily& pf, const Amounts& d) {
-        double c = 0;
-        for (int r = 0; r < kResources; ++r)
-            if (d[size_t(r)] > 0)
-                c += l.floorPrice(r, pf) * d[size_t(r)];
-        return c;
-    };
-    const double psSteps = in.rigid ? double(levels) * j.psFor(unit) : 0.0;
-    const double leastCost =
-        (double(levels) * unit * leastItem(*in.workers, *in.p, j.w) + psSteps * leastItem(*in.ps, *in.q, j.s)) * (1 - 1e-9);
     double bestPayoff = -kBig;
     int bestK = -1, bestY = 0;
     for (int k = 0; k < span; ++k) {
         const int t = a + k;
         const double f = j.f(double(k + 1));
-        if (bestK >= 0 && f - std::max(0.0, leastCost) <= bestPayoff)
-            break; // f is non-increasing: no later completion can do better
+        if (bestK >= 0 && f <= bestPayoff)
+            break; // costs are >= 0 and f is non-increasing: no later completion can do better
         const std::vector<double>& wp =
             *sortedUnits(*in.workers, *in.p, t, j.w, N, wScratch, wMemo, in.workerMask, maskId).costs;
         const std::vector<double>& pp = *sortedUnits(*in.ps, *in.q, t, j.s, zmax, pScratch, pMemo).costs;
