@@ -58,38 +58,38 @@ double GittinsTable::slackAt(double a) const
     return 2e-12 * (m_prefix.back() + double(m_sizes.size()) * (m_sizes.back() + m_delta + std::fabs(a)));
 }
 
-double GittinsTable::lowerValue(double a, size_t lo, size_t hi) const
+double GittinsTable::lowerValue(double a, size_t lo, size_t hi, double window) const
 {
     const size_t n = m_sizes.size();
     if (lo >= n || hi <= lo)
         return 0.0;
     const double k = double(hi - lo);
-    const double num = (m_prefix[hi] - m_prefix[lo]) - a * k + m_delta * double(n - hi);
+    const double num = window - a * k + m_delta * double(n - hi);
     const double den = num + slackAt(a);
     if (!(den > 0))
         return 0.0;
     return 1e6 * k / den * (1 - 1e-9);
 }
 
-double GittinsTable::upperValue(double a, size_t lo, size_t hi) const
+double GittinsTable::upperValue(double a, size_t lo, size_t hi, double window) const
 {
     const size_t n = m_sizes.size();
     if (lo >= n || hi <= lo)
         return 0.0; // no sample in the window: the index is 0 (value() divides 0 by a positive e)
     const double k = double(hi - lo);
-    const double num = (m_prefix[hi] - m_prefix[lo]) - a * k + m_delta * double(n - hi);
+    const double num = window - a * k + m_delta * double(n - hi);
     const double den = num - slackAt(a);
     if (!(den > 0))
         return std::numeric_limits<double>::infinity();
     return 1e6 * k / den * (1 + 1e-9);
 }
 
-std::pair<double, double> GittinsTable::boundsAt(double a, double end, const Hint& h) const
+std::pair<double, double> GittinsTable::boundsAt(double a, double end, const Hint& h, double window) const
 {
     if (m_sizes.empty() || a >= m_sizes.back())
         return {0.0, 0.0};
     // the index rises inside a piece: its minimum is at `a`, its supremum the limit at the piece's end
-    return {lowerValue(a, h.lo, h.hi), upperValue(std::max(a, end), h.lo, h.hi)};
+    return {lowerValue(a, h.lo, h.hi, window), upperValue(std::max(a, end), h.lo, h.hi, window)};
 }
 
 void GittinsTable::pieceStarts(std::vector<double>& at, std::vector<double>& low, std::vector<double>& high,
@@ -124,7 +124,7 @@ void GittinsTable::pieceStarts(std::vector<double>& at, std::vector<double>& low
         const double x = b + m_delta;
         while (hi < n && !(x < m_sizes[hi]))
             ++hi;
-        low.push_back(b >= m_sizes.back() ? 0.0 : lowerValue(b, lo, std::max(lo, hi)));
+        low.push_back(b >= m_sizes.back() ? 0.0 : lowerValue(b, lo, std::max(lo, hi), windowSum(lo, std::max(lo, hi))));
         if (hints)
             hints->push_back({lo, std::max(lo, hi)});
     }
@@ -137,7 +137,8 @@ void GittinsTable::pieceStarts(std::vector<double>& at, std::vector<double>& low
         while (hi < n && !(b + m_delta < m_sizes[hi]))
             ++hi;
         // up to the next piece start (the last piece starts at the largest sample, where the index is 0)
-        high.push_back(b >= m_sizes.back() || i + 1 == at.size() ? 0.0 : upperValue(at[i + 1], lo, std::max(lo, hi)));
+        high.push_back(b >= m_sizes.back() || i + 1 == at.size() ? 0.0
+                                                                 : upperValue(at[i + 1], lo, std::max(lo, hi), windowSum(lo, std::max(lo, hi))));
     }
 }
 

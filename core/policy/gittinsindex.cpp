@@ -89,19 +89,25 @@ void GittinsRunIndex::reset(const GittinsTable& table, size_t jobs, size_t types
     const size_t samples = table.samples();
     m_largest = samples ? table.sample(samples - 1) : 0.0;
     m_delta = table.delta();
-    if (samples > std::numeric_limits<uint32_t>::max())
-        throw std::invalid_argument("GittinsRunIndex: more than 2^32 samples in the size distribution");
+    if (samples >= kSearch)
+        throw std::invalid_argument("GittinsRunIndex: more than 2^31 samples in the size distribution");
     m_pieces.resize(m_at.size());
     for (size_t i = 0; i < m_at.size(); ++i) {
         Piece& pc = m_pieces[i];
         const auto [lo, hi] = hints[i];
-        pc.start = m_at[i];
-        pc.end = i + 1 < m_at.size() ? m_at[i + 1] : kInfIndex;
         pc.lo = uint32_t(lo);
         pc.hi = uint32_t(hi);
         pc.window = table.windowSum(lo, hi);
-        pc.below = hi > 0 ? table.sample(hi - 1) : -kInfIndex;
-        pc.above = hi < samples ? table.sample(hi) : kInfIndex;
+        // GittinsTable::index at attained service a searches lo = upper_bound(a) and hi = upper_bound(a + delta).
+        // Inside a piece lo is fixed (every sample starts a piece), and hi is the piece's while sample(hi - 1) <=
+        // a + delta < sample(hi), with a + delta as rounded. That sum never falls as a rises, so the positions hold
+        // all over the piece when they hold at its start (where pieceStarts found them) and at the last double
+        // before its end. Else (a sum rounded across a sample) an evaluation in the piece searches.
+        const double start = m_at[i], end = i + 1 < m_at.size() ? m_at[i + 1] : kInfIndex;
+        const bool fromStart = hi == 0 || table.sample(hi - 1) <= start + m_delta;
+        const bool toEnd = hi >= samples || std::nextafter(end, -kInfIndex) + m_delta < table.sample(hi);
+        if (!fromStart || !toEnd)
+            pc.hi |= kSearch;
     }
     m_blocks = (m_low.size() + kBlock - 1) / kBlock;
     m_treeSize = 1;
@@ -239,27 +245,27 @@ const GittinsRunIndex::Pos& GittinsRunIndex::exact(int job)
     JobRec& r = m_jobs[size_t(job)];
     if (r.evalAt != m_decision) {
         // The job's piece (where it was last, or a search among the piece starts), whose record holds what
-        // GittinsTable::index reads: the samples at or below a do not change inside a piece, and those at or below
-        // a + delta are confirmed by the samples either side (a + delta may round across a piece start).
+        // GittinsTable::index reads, unless a + delta rounds across a sample inside it (then the table searches).
         const double a = attained(job);
         size_t p = r.piece;
-        if (!(p > 0 && m_pieces[p - 1].start <= a && a < m_pieces[p - 1].end))
+        if (!(p > 0 && m_at[p - 1] <= a && (p == m_at.size() || a < m_at[p])))
             p = gallopUpperBound(m_at, a, p);
         r.piece = p;
         double g = 0;
-        const double x = a + m_delta;
-        if (p > 0 && m_pieces[p - 1].below <= x && x < m_pieces[p - 1].above) {
-            const Piece& pc = m_pieces[p - 1];
-            r.lo = pc.lo;
-            r.hi = pc.hi;
-            g = a >= m_largest ? 0.0 : m_table->valueIn(a, pc.lo, pc.hi, pc.window);
+        const Piece* pc = p > 0 ? &m_pieces[p - 1] : nullptr;
+        if (pc && !(pc->hi & kSearch)) {
+            r.lo = pc->lo;
+            r.hi = pc->hi;
+            r.window = pc->window;
+            g = a >= m_largest ? 0.0 : m_table->valueIn(a, pc->lo, pc->hi, pc->window);
         } else {
             GittinsTable::Hint h {};
-            if (p > 0)
-                h = {m_pieces[p - 1].lo, m_pieces[p - 1].hi};
+            if (pc)
+                h = {pc->lo, pc->hi & ~kSearch};
             g = m_table->index(a, h);
             r.lo = h.lo;
             r.hi = h.hi;
+            r.window = m_table->windowSum(h.lo, h.hi);
         }
         m_pos[size_t(job)] = {{double(r.queue), -g, -r.submit, double((*m_zoneOf)[size_t(job)]), (*m_seqOf)[size_t(job)]}, job};
         r.evalAt = m_decision;
@@ -400,7 +406,7 @@ bool GittinsRunIndex::certify(int job, double level, double thetaCert)
     const size_t n = m_at.size();
     r.piece = gallopUpperBound(m_at, a, r.piece);
     // the rest of the current piece: the index rises from its value now to at most its limit at the piece's end
-    const auto [low, high] = m_table->boundsAt(a, r.piece < n ? m_at[r.piece] : a, GittinsTable::Hint {r.lo, r.hi});
+    const auto [low, high] = m_table->boundsAt(a, r.piece < n ? m_at[r.piece] : a, GittinsTable::Hint {r.lo, r.hi}, r.window);
     if (low < lowLimit || high >= highLimit) {
         r.retryAt = r.piece < n ? m_now + (m_at[r.piece] - a) / r.gpus : kInfIndex;
         return false;

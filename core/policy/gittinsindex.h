@@ -101,7 +101,8 @@ private:
         double gpus = 1, executed = 0, lastStart = 0, exec0 = 0, submit = 0;
         double thetaCert = 0; // above: index certified above this until the expiry
         double retryAt = 0;   // zone: no certificate is tried before this time (the current piece is too wide)
-        size_t lo = 0, hi = 0; // the table's search hints (GittinsTable::Hint)
+        size_t lo = 0, hi = 0; // the table's search hints (GittinsTable::Hint), as the last evaluation left them
+        double window = 0;     // GittinsTable::windowSum(lo, hi) (certify's bounds)
         size_t piece = 0;      // first piece start after the attained service, as last found
         int queue = -1;
         int cell = -1;   // above: middle cell of the band
@@ -146,12 +147,15 @@ private:
     // piece starts of the index with bounds over each piece, and per block of kBlock pieces the least lower and
     // greatest upper bound, in a segment tree over blocks (a certificate's end: the first piece leaving a band)
     std::vector<double> m_at, m_low, m_high;
-    // per piece, what an evaluation inside it reads, on one or two cache lines: its bounds, the table's search
-    // positions (the second confirmed by the samples on either side of it), the sum of the samples between them
-    struct Piece {
-        double start = 0, end = 0, window = 0, below = 0, above = 0;
-        uint32_t lo = 0, hi = 0;
+    // per piece, what an evaluation inside it reads, in 16 bytes (a table of twice the trace's jobs is read at
+    // random: four pieces to a cache line, none across two): the table's search positions there and the sum of the
+    // samples between them. The piece's bounds are m_at's, next to where the search for it ended.
+    struct alignas(16) Piece {
+        double window = 0;
+        uint32_t lo = 0;
+        uint32_t hi = 0; // with kSearch set: the positions do not hold all over the piece (rounding; searched)
     };
+    static constexpr uint32_t kSearch = 0x80000000u;
     std::vector<Piece> m_pieces;
     double m_largest = 0, m_delta = 0; // the table's, read at every evaluation
     static constexpr size_t kBlock = 32;

@@ -54,16 +54,17 @@ public:
     void pieceStarts(std::vector<double>& at, std::vector<double>& low, std::vector<double>& high,
                      std::vector<std::pair<size_t, size_t>>* hints = nullptr) const;
     /// Lower and upper bounds of the index from `attained` up to `end`, both inside one piece (end: the next piece
-    /// start), allowing for rounding; `hint` as index(attained, hint) left it.
-    std::pair<double, double> boundsAt(double attained, double end, const Hint& hint) const;
+    /// start), allowing for rounding; `hint` as index(attained, hint) left it, `window` = windowSum(hint.lo, hint.hi).
+    std::pair<double, double> boundsAt(double attained, double end, const Hint& hint, double window) const;
 
 private:
     std::vector<double> m_sizes;  // sorted
     std::vector<double> m_prefix; // m_prefix[i] = sum of m_sizes[0..i)
     double m_delta = 3250;
     double value(double a, size_t lo, size_t hi) const;
-    double lowerValue(double a, size_t lo, size_t hi) const;
-    double upperValue(double a, size_t lo, size_t hi) const;
+    // bounds of value(a, lo, hi) allowing for rounding; window = windowSum(lo, hi)
+    double lowerValue(double a, size_t lo, size_t hi, double window) const;
+    double upperValue(double a, size_t lo, size_t hi, double window) const;
     double slackAt(double a) const;
     /// First position with a sample > x, starting from `from` (galloping forward or back).
     size_t upperFrom(double x, size_t from) const;
