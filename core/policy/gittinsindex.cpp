@@ -90,7 +90,7 @@ void GittinsRunIndex::reset(const GittinsTable& table, size_t jobs, size_t types
     m_largest = samples ? table.sample(samples - 1) : 0.0;
     m_delta = table.delta();
     if (samples >= kSearch)
-        throw std::invalid_argument("GittinsRunIndex: more than 2^31 samples in the size distribution");
+        throw std::invalid_argument("GittinsRunIndex: 2^31 samples or more in the size distribution");
     m_pieces.resize(m_at.size());
     for (size_t i = 0; i < m_at.size(); ++i) {
         Piece& pc = m_pieces[i];
