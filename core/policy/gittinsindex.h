@@ -87,6 +87,16 @@ public:
     /// what it holds fits in `bud` (subtracted): the first that does not fit, with every job before it subtracted,
     /// or -1 when all fit (all subtracted). As RunIndex::firstNotFitting, positions read now.
     int firstNotFitting(const Pos* from, const Pos* to, int64_t* bud);
+    /// With `on`, firstNotFitting returning a job leaves some jobs before it in `bud`: those of its stretch that
+    /// hold none of the types the stretch is short of (they always fit, so no answer depends on when they are
+    /// subtracted). The walk's next call (on from the job returned, up to the same position, nothing changed in
+    /// between: PreemptiveScheduler's loop) goes on with them, and the call that ends the stretch (-1, or going
+    /// past it) subtracts them all without evaluating them. A caller that leaves the stretch before its end calls
+    /// settleSetAside first; any other call drops them. Off by default (each answer with its budget exact).
+    void deferSetAside(bool on) { m_deferAside = on; }
+    /// Subtracts from `bud` the jobs left before the job firstNotFitting returned last (deferSetAside), as the
+    /// call would have without deferral; the walk may still go on from that job.
+    void settleSetAside(int64_t* bud);
     Key keyNow(int job) { return exact(job).key; }
     /// Jobs evaluated exactly, certificates made, and the zone level of a queue (tests, tuning).
     uint64_t evaluations() const { return m_evals; }
@@ -224,7 +234,11 @@ private:
         bool hasTo = false;
         int queue = 0;
         size_t next = 0;
+        uint32_t decision = 0;
+        Pos at {};         // the returned job's position
+        bool deferred = false; // jobs set aside before `at` not subtracted yet (deferSetAside, settleSetAside)
     } m_cont;
+    bool m_deferAside = false;
 };
 
 } // namespace ss

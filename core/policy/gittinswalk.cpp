@@ -95,9 +95,12 @@ int GittinsRunIndex::firstNotFitting(const Pos* from, const Pos* to, int64_t* bu
         for (size_t i = m_cont.next; i < m_bottom.size(); ++i) {
             const int64_t* u = useOf(m_bottom[i].job);
             if (!holdingFits(u, bud, T)) {
-                restUpTo(&m_bottom[i], bud);
+                if (!m_deferAside)
+                    restUpTo(&m_bottom[i], bud);
                 m_cont.job = m_bottom[i].job;
                 m_cont.next = i + 1;
+                m_cont.at = m_bottom[i];
+                m_cont.deferred = m_deferAside;
                 return m_cont.job;
             }
             holdingTake(u, bud, T);
@@ -295,8 +298,9 @@ int GittinsRunIndex::firstNotFitting(const Pos* from, const Pos* to, int64_t* bu
         for (size_t i = 0; i < bottom.size(); ++i) {
             const int64_t* u = useOf(bottom[i].job);
             if (!holdingFits(u, bud, T)) {
-                restUpTo(&bottom[i], bud);
-                m_cont = {true, m_version, bottom[i].job, to ? *to : Pos {}, to != nullptr, qi, i + 1};
+                if (!m_deferAside)
+                    restUpTo(&bottom[i], bud);
+                m_cont = {true, m_version, bottom[i].job, to ? *to : Pos {}, to != nullptr, qi, i + 1, m_decision, bottom[i], m_deferAside};
                 return bottom[i].job;
             }
             holdingTake(u, bud, T);
@@ -304,6 +308,14 @@ int GittinsRunIndex::firstNotFitting(const Pos* from, const Pos* to, int64_t* bu
         throw std::logic_error("GittinsRunIndex: a stretch that did not fit had no job that did not fit");
     }
     return -1;
+}
+
+void GittinsRunIndex::settleSetAside(int64_t* bud)
+{
+    if (m_cont.valid && m_cont.deferred && m_cont.version == m_version) {
+        restUpTo(&m_cont.at, bud);
+        m_cont.deferred = false;
+    }
 }
 
 void GittinsRunIndex::restUpTo(const Pos* limit, int64_t* bud)

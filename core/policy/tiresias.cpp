@@ -143,6 +143,7 @@ void PreemptiveScheduler::reset(const SimSetup& setup)
     }
     if (m_order == PreemptOrder::Gittins) {
         m_gidx.reset(m_gittins, n, m_types, m_thr.size() + 1, &m_use);
+        m_gidx.deferSetAside(true); // the walk's loop below asks on from each job returned
     }
 }
 
