@@ -248,8 +248,19 @@ const GittinsRunIndex::Pos& GittinsRunIndex::exact(int job)
         // GittinsTable::index reads, unless a + delta rounds across a sample inside it (then the table searches).
         const double a = attained(job);
         size_t p = r.piece;
-        if (!(p > 0 && m_at[p - 1] <= a && (p == m_at.size() || a < m_at[p])))
-            p = gallopUpperBound(m_at, a, p);
+        const size_t n = m_at.size();
+        if (!(p > 0 && m_at[p - 1] <= a && (p == n || a < m_at[p]))) {
+            if (p > 0 && p + 8 <= n && m_at[p - 1] <= a) {
+                // on by a few pieces (most evaluations): the next eight starts at or below a, counted without a
+                // branch (they are sorted, so the count is the new place while it is under eight)
+                size_t k = 0;
+                for (size_t i = 0; i < 8; ++i)
+                    k += m_at[p + i] <= a ? 1 : 0;
+                p = k < 8 ? p + k : gallopUpperBound(m_at, a, p + 8);
+            } else {
+                p = gallopUpperBound(m_at, a, p);
+            }
+        }
         r.piece = p;
         double g = 0;
         const Piece* pc = p > 0 ? &m_pieces[p - 1] : nullptr;
