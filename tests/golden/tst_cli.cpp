@@ -126,6 +126,24 @@ private Q_SLOTS:
         QVERIFY(rows[2].toObject().value("mean_jct_min").toDouble() > rows[0].toObject().value("mean_jct_min").toDouble());
     }
 
+    void benchPrintsGrowthAndSkipsWhatCannotFit()
+    {
+        // bench runs each size in its own process and ends with a summary; a size whose time, predicted from the
+        // last one, is over --max-seconds is not started (here 100M jobs: it would take minutes and gigabytes)
+        const Result r = cli({"bench", "--policies", "fifo+firstfit,las+firstfit", "--sizes", "300,600,100000000",
+                              "--max-seconds", "0.5"});
+        QCOMPARE(r.code, 0);
+        const QString out = QString::fromUtf8(r.out);
+        QVERIFY2(out.contains(QRegularExpression(R"(fifo\+firstfit\s+600\s+1200\s+1200\s)")), qPrintable(out));
+        QCOMPARE(out.count(QStringLiteral("not run: at least")), 2);
+        QVERIFY2(out.contains("over the 0.5 s budget (--max-seconds)"), qPrintable(out));
+        const int summary = out.indexOf(QStringLiteral("\nsummary"));
+        QVERIFY(summary > 0);
+        const QString tail = out.mid(summary);
+        QVERIFY(tail.contains(QRegularExpression(R"(\n\S+\s+300\s+600\s+100000000\s+growth\n)")));
+        QVERIFY(tail.contains(QRegularExpression(R"(\nlas\+firstfit\s+\d+\.\d\d\s+\d+\.\d\d\s+> 0\.50\s+n/a\n)")));
+    }
+
     void generateIsReproducible()
     {
         QTemporaryDir dir;
