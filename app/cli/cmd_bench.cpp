@@ -205,7 +205,7 @@ int cmdBench(Args& a)
                     std::printf("%-20s %9ld   not run: at least %.0f s predicted from %ld jobs (growth %.1f), over the %g s "
                                 "budget (--max-seconds)\n",
                                 policy.c_str(), n, atLeast, m, kLeastGrowth, budget);
-                    row.cells[n] = "> " + fmtSeconds(budget);
+                    row.cells[n] = "(> " + fmtSeconds(budget) + ")";
                     row.stopped = true;
                     std::fflush(stdout);
                     continue;
@@ -233,7 +233,9 @@ int cmdBench(Args& a)
         rows.push_back(std::move(row));
     }
     // summary: seconds per size and the growth exponent (1 = linear; runs under --fit-floor seconds left out)
-    std::printf("\nsummary (simulation seconds; growth = slope of log time over log jobs, runs >= %.2f s)\n", floor);
+    std::printf("\nsummary (simulation seconds; > budget: stopped by --max-seconds, (> budget): not run, predicted over it; "
+                "growth = slope of log time over log jobs, runs >= %.2f s)\n",
+                floor);
     std::printf("%-20s", "policy");
     for (long n : sizes)
         std::printf(" %10ld", n);

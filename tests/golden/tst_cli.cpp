@@ -141,7 +141,7 @@ private Q_SLOTS:
         QVERIFY(summary > 0);
         const QString tail = out.mid(summary);
         QVERIFY(tail.contains(QRegularExpression(R"(\n\S+\s+300\s+600\s+100000000\s+growth\n)")));
-        QVERIFY2(tail.contains(QRegularExpression(R"(\nlas\+firstfit\s+\d+\.\d\d\s+\d+\.\d\d\s+> 0\.50\s+(n/a|-?\d+\.\d\d \(stopped at a larger size\))\n)")),
+        QVERIFY2(tail.contains(QRegularExpression(R"(\nlas\+firstfit\s+\d+\.\d\d\s+\d+\.\d\d\s+\(> 0\.50\)\s+(n/a|-?\d+\.\d\d \(stopped at a larger size\))\n)")),
                  qPrintable(tail)); // (a growth where the runs reach --fit-floor: a sanitizer build)
     }
 
