@@ -234,7 +234,6 @@ private:
         bool hasTo = false;
         int queue = 0;
         size_t next = 0;
-        uint32_t decision = 0;
         Pos at {};         // the returned job's position
         bool deferred = false; // jobs set aside before `at` not subtracted yet (deferSetAside, settleSetAside)
     } m_cont;

@@ -300,7 +300,7 @@ int GittinsRunIndex::firstNotFitting(const Pos* from, const Pos* to, int64_t* bu
             if (!holdingFits(u, bud, T)) {
                 if (!m_deferAside)
                     restUpTo(&bottom[i], bud);
-                m_cont = {true, m_version, bottom[i].job, to ? *to : Pos {}, to != nullptr, qi, i + 1, m_decision, bottom[i], m_deferAside};
+                m_cont = {true, m_version, bottom[i].job, to ? *to : Pos {}, to != nullptr, qi, i + 1, bottom[i], m_deferAside};
                 return bottom[i].job;
             }
             holdingTake(u, bud, T);
