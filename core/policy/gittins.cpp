@@ -124,9 +124,10 @@ void GittinsTable::pieceStarts(std::vector<double>& at, std::vector<double>& low
         const double x = b + m_delta;
         while (hi < n && !(x < m_sizes[hi]))
             ++hi;
-        low.push_back(b >= m_sizes.back() ? 0.0 : lowerValue(b, lo, std::max(lo, hi), windowSum(lo, std::max(lo, hi))));
+        const size_t h = std::max(lo, hi);
+        low.push_back(b >= m_sizes.back() ? 0.0 : lowerValue(b, lo, h, windowSum(lo, h)));
         if (hints)
-            hints->push_back({lo, std::max(lo, hi)});
+            hints->push_back({lo, h});
     }
     high.reserve(at.size());
     lo = hi = 0;
@@ -137,8 +138,8 @@ void GittinsTable::pieceStarts(std::vector<double>& at, std::vector<double>& low
         while (hi < n && !(b + m_delta < m_sizes[hi]))
             ++hi;
         // up to the next piece start (the last piece starts at the largest sample, where the index is 0)
-        high.push_back(b >= m_sizes.back() || i + 1 == at.size() ? 0.0
-                                                                 : upperValue(at[i + 1], lo, std::max(lo, hi), windowSum(lo, std::max(lo, hi))));
+        const size_t h = std::max(lo, hi);
+        high.push_back(b >= m_sizes.back() || i + 1 == at.size() ? 0.0 : upperValue(at[i + 1], lo, h, windowSum(lo, h)));
     }
 }
 

@@ -35,6 +35,18 @@ size_t gallopUpperBound(const std::vector<double>& v, double x, size_t from)
     const size_t n = v.size();
     from = std::min(from, n);
     if (from < n && !(x < v[from])) {
+        if (from + 8 <= n) {
+            // on by a few places (a running job's attained service between two evaluations, most often): the next
+            // eight values at or below x, counted without a branch (sorted, so the count is the place while under 8)
+            size_t k = 0;
+            for (size_t i = 0; i < 8; ++i)
+                k += v[from + i] <= x ? 1 : 0;
+            if (k < 8)
+                return from + k;
+            from += 8;
+            if (from == n || x < v[from])
+                return from;
+        }
         size_t step = 1, lo = from + 1, hi = from + 1;
         while (hi < n && !(x < v[hi])) {
             lo = hi + 1;
@@ -248,19 +260,8 @@ const GittinsRunIndex::Pos& GittinsRunIndex::exact(int job)
         // GittinsTable::index reads, unless a + delta rounds across a sample inside it (then the table searches).
         const double a = attained(job);
         size_t p = r.piece;
-        const size_t n = m_at.size();
-        if (!(p > 0 && m_at[p - 1] <= a && (p == n || a < m_at[p]))) {
-            if (p > 0 && p + 8 <= n && m_at[p - 1] <= a) {
-                // on by a few pieces (most evaluations): the next eight starts at or below a, counted without a
-                // branch (they are sorted, so the count is the new place while it is under eight)
-                size_t k = 0;
-                for (size_t i = 0; i < 8; ++i)
-                    k += m_at[p + i] <= a ? 1 : 0;
-                p = k < 8 ? p + k : gallopUpperBound(m_at, a, p + 8);
-            } else {
-                p = gallopUpperBound(m_at, a, p);
-            }
-        }
+        if (!(p > 0 && m_at[p - 1] <= a && (p == m_at.size() || a < m_at[p])))
+            p = gallopUpperBound(m_at, a, p);
         r.piece = p;
         double g = 0;
         const Piece* pc = p > 0 ? &m_pieces[p - 1] : nullptr;

@@ -234,8 +234,7 @@ private:
         bool hasTo = false;
         int queue = 0;
         size_t next = 0;
-        Pos at {};         // the returned job's position
-        bool deferred = false; // jobs set aside before `at` not subtracted yet (deferSetAside, settleSetAside)
+        bool deferred = false; // jobs set aside before `job` not subtracted yet (deferSetAside, settleSetAside)
     } m_cont;
     bool m_deferAside = false;
 };

@@ -99,7 +99,6 @@ int GittinsRunIndex::firstNotFitting(const Pos* from, const Pos* to, int64_t* bu
                     restUpTo(&m_bottom[i], bud);
                 m_cont.job = m_bottom[i].job;
                 m_cont.next = i + 1;
-                m_cont.at = m_bottom[i];
                 m_cont.deferred = m_deferAside;
                 return m_cont.job;
             }
@@ -300,7 +299,7 @@ int GittinsRunIndex::firstNotFitting(const Pos* from, const Pos* to, int64_t* bu
             if (!holdingFits(u, bud, T)) {
                 if (!m_deferAside)
                     restUpTo(&bottom[i], bud);
-                m_cont = {true, m_version, bottom[i].job, to ? *to : Pos {}, to != nullptr, qi, i + 1, bottom[i], m_deferAside};
+                m_cont = {true, m_version, bottom[i].job, to ? *to : Pos {}, to != nullptr, qi, i + 1, m_deferAside};
                 return bottom[i].job;
             }
             holdingTake(u, bud, T);
@@ -313,7 +312,8 @@ int GittinsRunIndex::firstNotFitting(const Pos* from, const Pos* to, int64_t* bu
 void GittinsRunIndex::settleSetAside(int64_t* bud)
 {
     if (m_cont.valid && m_cont.deferred && m_cont.version == m_version) {
-        restUpTo(&m_cont.at, bud);
+        // (the returned job's position: evaluated at this decision, as the version says)
+        restUpTo(&m_pos[size_t(m_cont.job)], bud);
         m_cont.deferred = false;
     }
 }
