@@ -5,6 +5,17 @@
 
 namespace ss {
 
+namespace {
+// without -mpopcnt (the Debian baseline), __builtin_popcountll is a call into libgcc's table version
+inline int popcount64(uint64_t x)
+{
+    x -= (x >> 1) & 0x5555555555555555ULL;
+    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+    return int((x * 0x0101010101010101ULL) >> 56);
+}
+} // namespace
+
 void MaxSegTree::init(int n)
 {
     m_n = n;
@@ -76,6 +87,9 @@ ClusterState::ClusterState(const ClusterSpec& spec) : m_spec(spec)
     m_words = size_t((M + 63) / 64);
     m_levelsPerType = spec.maxGpusPerMachine() + 1;
     m_levelBits.assign(size_t(T + 1) * size_t(m_levelsPerType) * m_words, 0);
+    m_levelCount.assign(size_t(T + 1) * size_t(m_levelsPerType), 0);
+    m_typeWords.assign(size_t(T + 1), {m_words, 0});
+    m_typeWords[0] = {0, m_words};
     for (int m = 0; m < M; ++m) {
         const Machine& mc = spec.machines[size_t(m)];
         m_freeWhole[size_t(m)] = mc.gpus;
@@ -85,6 +99,11 @@ ClusterState::ClusterState(const ClusterSpec& spec) : m_spec(spec)
         m_maxMilli.set(m, mc.gpus > 0 ? 1000 : 0);
         levelRow(-1, mc.gpus)[m / 64] |= 1ULL << (m % 64);
         levelRow(mc.type, mc.gpus)[m / 64] |= 1ULL << (m % 64);
+        ++levelCount(-1, mc.gpus);
+        ++levelCount(mc.type, mc.gpus);
+        auto& [lo, hi] = m_typeWords[size_t(mc.type + 1)];
+        lo = std::min(lo, size_t(m / 64));
+        hi = std::max(hi, size_t(m / 64) + 1);
     }
 }
 
@@ -128,9 +147,12 @@ int ClusterState::mostFreeMachine(int type) const
 
 int ClusterState::bestFitMachine(int k, int type) const
 {
+    const auto [lo, hi] = m_typeWords[size_t(type + 1)];
     for (int l = std::max(k, 0); l < m_levelsPerType; ++l) {
+        if (levelCount(type, l) == 0)
+            continue;
         const uint64_t* row = levelRow(type, l);
-        for (size_t w = 0; w < m_words; ++w)
+        for (size_t w = lo; w < hi; ++w)
             if (row[w])
                 return int(w * 64) + __builtin_ctzll(row[w]);
     }
@@ -140,11 +162,8 @@ int ClusterState::bestFitMachine(int k, int type) const
 int ClusterState::countMachinesWithFree(int k, int type) const
 {
     int n = 0;
-    for (int l = std::max(k, 1); l < m_levelsPerType; ++l) {
-        const uint64_t* row = levelRow(type, l);
-        for (size_t w = 0; w < m_words; ++w)
-            n += __builtin_popcountll(row[w]);
-    }
+    for (int l = std::max(k, 1); l < m_levelsPerType; ++l)
+        n += levelCount(type, l);
     return n;
 }
 
@@ -152,11 +171,14 @@ int ClusterState::nthMachineWithFree(int k, int n, int type) const
 {
     if (n < 0)
         return -1;
-    for (size_t w = 0; w < m_words; ++w) {
+    // only the levels that hold a machine, over the words of the type's machines
+    const auto [lo, hi] = m_typeWords[size_t(type + 1)];
+    for (size_t w = lo; w < hi; ++w) {
         uint64_t bits = 0;
         for (int l = std::max(k, 1); l < m_levelsPerType; ++l)
-            bits |= levelRow(type, l)[w];
-        const int c = __builtin_popcountll(bits);
+            if (levelCount(type, l) > 0)
+                bits |= levelRow(type, l)[w];
+        const int c = popcount64(bits);
         if (n >= c) {
             n -= c;
             continue;
@@ -219,6 +241,10 @@ void ClusterState::machineChanged(int m, int oldFree)
     levelRow(-1, nf)[m / 64] |= bit;
     levelRow(mc.type, oldFree)[m / 64] &= ~bit;
     levelRow(mc.type, nf)[m / 64] |= bit;
+    --levelCount(-1, oldFree);
+    ++levelCount(-1, nf);
+    --levelCount(mc.type, oldFree);
+    ++levelCount(mc.type, nf);
     auto frag = [&](int f) { return (f > 0 && f < mc.gpus) ? f : 0; };
     m_fragFree += frag(nf) - frag(oldFree);
     const bool wasBusy = oldFree < mc.gpus, isBusy = nf < mc.gpus;
@@ -326,6 +352,15 @@ std::string ClusterState::checkConsistency() const
         return "used share out of date";
     if (frag != m_fragFree)
         return "fragmentation counter out of date";
+    for (int t = -1; t < int(m_spec.types.size()); ++t)
+        for (int l = 0; l < m_levelsPerType; ++l) {
+            int n = 0;
+            for (size_t w = 0; w < m_words; ++w)
+                n += popcount64(levelRow(t, l)[w]);
+            if (n != levelCount(t, l))
+                return "machines with " + std::to_string(l) + " free GPUs (type " + std::to_string(t) + "): count "
+                    + std::to_string(levelCount(t, l)) + " but " + std::to_string(n) + " in the level index";
+        }
     return {};
 }
 

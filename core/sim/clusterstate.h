@@ -88,10 +88,16 @@ private:
     mutable bool m_typedTrees = false;
     void ensureTypedTrees() const;
     // machines by free level (for best fit) as bitsets over machines: slot (type+1)*(maxGpus+1)+free, slot
-    // type = -1 for any type. Finding the lowest machine of a level scans M/64 words.
+    // type = -1 for any type. Finding the lowest machine of a level scans the words of the type's machines.
     std::vector<uint64_t> m_levelBits;
     size_t m_words = 0;
     int m_levelsPerType = 0;
+    // the machines in each row (same slots as the rows), and per slot type + 1 the words that can hold a bit
+    // (a type's machines are often a run of ids: its rows are scanned over that run only)
+    std::vector<int> m_levelCount;
+    std::vector<std::pair<size_t, size_t>> m_typeWords;
+    int& levelCount(int type, int free) { return m_levelCount[size_t(type + 1) * size_t(m_levelsPerType) + size_t(free)]; }
+    int levelCount(int type, int free) const { return m_levelCount[size_t(type + 1) * size_t(m_levelsPerType) + size_t(free)]; }
     uint64_t* levelRow(int type, int free) { return &m_levelBits[(size_t(type + 1) * size_t(m_levelsPerType) + size_t(free)) * m_words]; }
     const uint64_t* levelRow(int type, int free) const { return &m_levelBits[(size_t(type + 1) * size_t(m_levelsPerType) + size_t(free)) * m_words]; }
     void machineChanged(int m, int oldFree);

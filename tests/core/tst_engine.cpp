@@ -7,6 +7,7 @@
 #include <set>
 
 #include "metrics/metrics.h"
+#include "sim/clusterstate.h"
 #include "sim/decisionlog.h"
 #include "sim/engine.h"
 #include "sim/invariants.h"
@@ -135,6 +136,66 @@ public:
 class TstEngine : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    void clusterStateIndexesMatchAScan()
+    {
+        // alibaba-scale mixes 8- and 2-GPU machines of five types, each type a run of machine ids: the level
+        // counts and the per-type word ranges behind count/nth/best-fit must agree with a scan of every machine
+        // through a long random sequence of allocations and releases
+        const ClusterSpec c = makeClusterPreset("alibaba-scale");
+        ClusterState s(c);
+        const int M = c.machineCount(), T = int(c.types.size());
+        std::vector<std::vector<GpuSlot>> held;
+        uint64_t x = 12345;
+        auto rnd = [&](uint64_t n) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            return int(x % n);
+        };
+        for (int step = 0; step < 6000; ++step) {
+            if (held.empty() || rnd(3) != 0) {
+                const int m = rnd(uint64_t(M));
+                const int k = 1 + rnd(uint64_t(c.machines[size_t(m)].gpus));
+                if (s.freeGpus(m) < k)
+                    continue;
+                std::vector<GpuSlot> slots;
+                for (int g = c.gpuBase(m); g < c.gpuBase(m) + c.machines[size_t(m)].gpus && int(slots.size()) < k; ++g)
+                    if (s.gpuFreeMilli(g) == 1000)
+                        slots.push_back({g, 1000});
+                s.allocate(step, slots);
+                held.push_back(slots);
+            } else {
+                const size_t i = size_t(rnd(held.size()));
+                s.release(0, held[i]);
+                held.erase(held.begin() + std::ptrdiff_t(i));
+            }
+            if (step % 50 != 0)
+                continue;
+            QCOMPARE(QString::fromStdString(s.checkConsistency()), QString());
+            for (int type = -1; type < T; ++type)
+                for (int k = 1; k <= 8; ++k) {
+                    std::vector<int> with;
+                    int best = -1;
+                    for (int m = 0; m < M; ++m) {
+                        if (type >= 0 && c.machines[size_t(m)].type != type)
+                            continue;
+                        if (s.freeGpus(m) >= k) {
+                            with.push_back(m);
+                            if (best < 0 || s.freeGpus(m) < s.freeGpus(best))
+                                best = m;
+                        }
+                    }
+                    QCOMPARE(s.countMachinesWithFree(k, type), int(with.size()));
+                    QCOMPARE(s.bestFitMachine(k, type), best);
+                    QCOMPARE(s.firstMachineWithFree(k, 0, type), with.empty() ? -1 : with.front());
+                    for (size_t n : {size_t(0), with.size() / 2, with.size() - 1})
+                        if (n < with.size())
+                            QCOMPARE(s.nthMachineWithFree(k, int(n), type), with[n]);
+                    QCOMPARE(s.nthMachineWithFree(k, int(with.size()), type), -1);
+                }
+        }
+    }
+
     void idealTimesAreExact()
     {
         // 4 GPUs; job0 takes all 4 for 100 s, job1 (2 GPUs) waits for it, job2 (1 GPU) waits behind job1 (FIFO)
