@@ -326,6 +326,53 @@ private Q_SLOTS:
 
     // A ledger over more (server, slot) cells than half the machine's memory holds is refused with an error naming
     // its size, not allocated (the engine policy on a million-job trace would be killed for it).
+    void forgottenSlotsReadUnreserved()
+    {
+        // a slot is stored from its first reservation, for the servers reserved on; forgetBefore drops the slots
+        // before it, which read as never reserved from then on and refuse a reservation
+        OasisScenario sc = smallScenario(5, 1, 8);
+        Ledger l;
+        l.reset(sc.workers, 8);
+        PriceFamily pf;
+        pf.U = {8, 8, 8, 8};
+        pf.L = 0.5;
+        l.cachePrices(pf);
+        const double zero = l.cachedPrice(3, 6, Gpu);
+        QCOMPARE(zero, 0.5);
+        QCOMPARE(l.slotsStored(), 0);
+        for (int t = 0; t < 6; ++t)
+            l.add(t % 5, t, Amounts {1, 1, 0, 0}, 1);
+        l.add(1, 4, Amounts {1, 0, 0, 0}, 1);
+        QCOMPARE(l.slotsStored(), 6);
+        QCOMPARE(l.touchedAt(4), (std::vector<int> {4, 1}));
+        QCOMPARE(l.used(1, 4, Gpu), 1.0);
+        QCOMPARE(l.used(4, 4, Cpu), 1.0);
+        QCOMPARE(l.used(2, 4, Gpu), 0.0); // not reserved on: the zero-load cell
+        QCOMPARE(l.cachedPrice(2, 4, Gpu), zero);
+        QCOMPARE(l.cachedPrice(1, 4, Gpu), pf.price(1.0, sc.workers[1].cap[Gpu], Gpu));
+        QVERIFY(l.cachedPrice(1, 4, Gpu) > zero);
+        l.forgetBefore(3);
+        QCOMPARE(l.slotsStored(), 3);
+        for (int t = 0; t < 3; ++t) {
+            QCOMPARE(l.used(t % 5, t, Gpu), 0.0);
+            QVERIFY(!l.touched(t % 5, t));
+            QVERIFY(l.touchedAt(t).empty());
+            QCOMPARE(l.cachedPrice(t % 5, t, Gpu), zero);
+        }
+        QCOMPARE(l.used(3, 3, Gpu), 1.0); // kept from slot 3 on
+        QVERIFY(l.touched(1, 4));
+        const std::string e = errorOf([&] { l.add(0, 2, Amounts {1, 0, 0, 0}, 1); });
+        QVERIFY2(e.find("reservation in slot 2, which was forgotten") != std::string::npos, e.c_str());
+        l.add(0, 7, Amounts {1, 0, 0, 0}, 1); // a slot never stored before
+        QCOMPARE(l.slotsStored(), 4);
+        QCOMPARE(l.used(0, 7, Gpu), 1.0);
+        // new prices reach the stored cells and the unreserved ones alike
+        pf.L = 0.25;
+        l.cachePrices(pf);
+        QCOMPARE(l.cachedPrice(2, 4, Gpu), 0.25);
+        QCOMPARE(l.cachedPrice(1, 4, Gpu), pf.price(1.0, sc.workers[1].cap[Gpu], Gpu));
+    }
+
     void oversizedLedgerRefused()
     {
         OasisScenario sc = smallScenario(1000, 1, 4);

@@ -13,10 +13,11 @@ namespace ss::oasis {
 
 void Ledger::reset(const std::vector<OasisServer>& servers, int slots)
 {
-    // Every (server, slot) of the horizon has its cell: refuse what would take over half of this machine's memory
-    // (a million-job trace on alibaba-scale) with an error rather than be killed for it
-    const double need = double(servers.size()) * double(std::max(slots, 0)) * double(sizeof(Cell) + 1)
-        + double(std::max(slots, 0)) * double(sizeof(std::vector<int>) + sizeof(std::vector<Ranking>));
+    // A slot's cells are stored from its first reservation, only for the servers reserved on (until
+    // forgetBefore): what every slot of the horizon costs is its empty entries here. Refuse a horizon whose
+    // entries alone would take over half of this machine's memory, with an error rather than be killed for it.
+    const double perSlot = double(sizeof(Slot) + sizeof(std::vector<int>) + sizeof(std::vector<Ranking>));
+    const double need = double(std::max(slots, 0)) * perSlot;
     const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
     if (pages > 0 && page > 0 && need > 0.5 * double(pages) * double(page)) {
         char msg[256];
@@ -30,8 +31,10 @@ void Ledger::reset(const std::vector<OasisServer>& servers, int slots)
     m_cap.clear();
     for (const OasisServer& s : servers)
         m_cap.push_back(s.cap);
-    m_cells.assign(m_cap.size() * size_t(slots), Cell {});
-    m_touched.assign(m_cells.size(), 0);
+    m_slot.assign(size_t(std::max(slots, 0)), Slot {});
+    m_zero.assign(m_cap.size(), Cell {});
+    m_stored = 0;
+    m_forgotten = 0;
     m_touchedAt.assign(size_t(std::max(slots, 0)), {});
     m_cached = false;
     m_rankings.assign(size_t(std::max(slots, 0)), {});
@@ -39,6 +42,46 @@ void Ledger::reset(const std::vector<OasisServer>& servers, int slots)
     m_asked.clear();
     m_kept.clear();
     m_askedNext = 0;
+}
+
+Ledger::Cell& Ledger::store(int s, int t)
+{
+    Slot& b = m_slot[size_t(t)];
+    if (b.index.empty()) {
+        if (t < m_forgotten)
+            throw std::logic_error("OASiS slot ledger: a reservation in slot " + std::to_string(t)
+                                   + ", which was forgotten (slots before " + std::to_string(m_forgotten) + ")");
+        b.index.assign(m_cap.size(), -1);
+        ++m_stored;
+    }
+    int& i = b.index[size_t(s)];
+    if (i < 0) {
+        i = int(b.cells.size());
+        b.cells.push_back(m_zero[size_t(s)]);
+        m_touchedAt[size_t(t)].push_back(s); // (every stored cell was reserved on)
+    }
+    return b.cells[size_t(i)];
+}
+
+void Ledger::forgetBefore(int t)
+{
+    t = std::min(t, m_slots);
+    for (int u = m_forgotten; u < t; ++u) {
+        Slot& b = m_slot[size_t(u)];
+        if (!b.index.empty())
+            --m_stored;
+        std::vector<int> {}.swap(b.index);
+        std::vector<Cell> {}.swap(b.cells);
+        std::vector<int> {}.swap(m_touchedAt[size_t(u)]);
+        std::vector<Ranking> {}.swap(m_rankings[size_t(u)]);
+    }
+    m_forgotten = std::max(m_forgotten, t);
+}
+
+void Ledger::priceCell(Cell& c, int s, const PriceFamily& pf) const
+{
+    for (int r = 0; r < kResources; ++r)
+        c.price[r] = pf.price(c.used[r], m_cap[size_t(s)][size_t(r)], r);
 }
 
 int Ledger::keptQuestion(int need, int mask, const Amounts& demand) const
@@ -81,26 +124,23 @@ void Ledger::cachePrices(const PriceFamily& pf)
     for (std::vector<Ranking>& rs : m_rankings) // every price may have changed
         rs.clear();
     for (int s = 0; s < servers(); ++s)
-        for (int t = 0; t < m_slots; ++t)
-            for (int r = 0; r < kResources; ++r)
-                m_cells[cell(s, t)].price[r] = pf.price(m_cells[cell(s, t)].used[r], m_cap[size_t(s)][size_t(r)], r);
+        priceCell(m_zero[size_t(s)], s, pf);
+    for (int t = 0; t < m_slots; ++t)
+        for (size_t i = 0; i < m_slot[size_t(t)].cells.size(); ++i)
+            priceCell(m_slot[size_t(t)].cells[i], m_touchedAt[size_t(t)][i], pf);
 }
 
 void Ledger::add(int s, int t, const Amounts& demand, int count)
 {
-    if (!m_touched[cell(s, t)]) {
-        m_touched[cell(s, t)] = 1;
-        m_touchedAt[size_t(t)].push_back(s);
-    }
+    Cell& c = store(s, t);
     for (int r = 0; r < kResources; ++r)
-        m_cells[cell(s, t)].used[r] += demand[size_t(r)] * count;
+        c.used[r] += demand[size_t(r)] * count;
     if (m_cached) {
         PriceFamily pf;
         pf.U = m_U;
         pf.L = m_L;
         pf.Lr = m_Lr;
-        for (int r = 0; r < kResources; ++r)
-            m_cells[cell(s, t)].price[r] = pf.price(m_cells[cell(s, t)].used[r], m_cap[size_t(s)][size_t(r)], r);
+        priceCell(c, s, pf);
         repairRankings(s, t);
     }
 }

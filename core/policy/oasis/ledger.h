@@ -27,7 +27,7 @@ public:
     int servers() const { return int(m_cap.size()); }
     int slots() const { return m_slots; }
     const Amounts& cap(int s) const { return m_cap[size_t(s)]; }
-    double used(int s, int t, int r) const { return m_cells[cell(s, t)].used[r]; }
+    double used(int s, int t, int r) const { return at(s, t).used[r]; }
     /// Whole units of `demand` that still fit on server s in slot t (a large number when demand is all zero).
     int unitsFree(int s, int t, const Amounts& demand) const
     {
@@ -39,7 +39,7 @@ public:
     {
         int units = cap;
         const Amounts& c = m_cap[size_t(s)];
-        const double* used = m_cells[cell(s, t)].used;
+        const double* used = at(s, t).used;
         for (int r = 0; r < kResources; ++r) {
             const double d = demand[size_t(r)];
             if (d <= 0)
@@ -61,12 +61,23 @@ public:
     /// reads it instead of evaluating the exponential (bench-oasis: the subroutine's main cost).
     void cachePrices(const PriceFamily& pf);
     bool pricesCached() const { return m_cached; }
-    double cachedPrice(int s, int t, int r) const { return m_cells[cell(s, t)].price[r]; }
+    double cachedPrice(int s, int t, int r) const { return at(s, t).price[r]; }
     /// Whether anything was ever reserved on server s in slot t (released or not), and the servers where
     /// something was, in slot t, in the order first reserved. A server never reserved holds nothing: every price
     /// is the zero-load one.
-    bool touched(int s, int t) const { return m_touched[cell(s, t)] != 0; }
+    bool touched(int s, int t) const
+    {
+        const Slot& b = m_slot[size_t(t)];
+        return !b.index.empty() && b.index[size_t(s)] >= 0;
+    }
     const std::vector<int>& touchedAt(int t) const { return m_touchedAt[size_t(t)]; }
+    /// Drops what is kept for the slots before t, for a caller that never asks about them again (the engine's
+    /// policy, whose quotes start at the current slot): each reads as never reserved from then on, and a slot
+    /// is stored only from its first reservation until it is forgotten, so a long run holds the slots of its
+    /// plans ahead, not its whole horizon. Reserving in a forgotten slot throws std::logic_error.
+    void forgetBefore(int t);
+    /// Slots stored now (tests, memory figures).
+    int slotsStored() const { return m_stored; }
 
     /// The subroutine's memo of its rankings (subroutine.cpp, sortedUnits), per slot: for one question (a demand,
     /// the items it may need, the worker servers a mask allows) the servers of slot t that can take an item, in
@@ -113,16 +124,34 @@ public:
     }
 
 private:
-    // slot-major: one slot's servers are contiguous (the subroutine reads every server of a slot in turn)
-    size_t cell(int s, int t) const { return size_t(t) * m_cap.size() + size_t(s); }
     std::vector<Amounts> m_cap;
     // per (slot, server): the amounts reserved and their cached prices in one cache line (the subroutine reads both)
     struct alignas(64) Cell {
         double used[kResources];
         double price[kResources];
     };
-    std::vector<Cell> m_cells;
-    std::vector<char> m_touched;              // per cell
+    // per slot, from its first reservation: the cells of the servers reserved on (touched), in the order first
+    // reserved, and per server its cell's place there (-1: never reserved). A plan reaches thousands of slots
+    // ahead and touches a few servers in each, so the cells of a slot's other servers are not stored: they read
+    // m_zero (nothing reserved, the zero-load prices).
+    struct Slot {
+        std::vector<int> index;
+        std::vector<Cell> cells;
+    };
+    std::vector<Slot> m_slot;
+    std::vector<Cell> m_zero;
+    int m_stored = 0;
+    int m_forgotten = 0; // slots before it were forgotten
+    const Cell& at(int s, int t) const
+    {
+        const Slot& b = m_slot[size_t(t)];
+        if (b.index.empty())
+            return m_zero[size_t(s)];
+        const int i = b.index[size_t(s)];
+        return i < 0 ? m_zero[size_t(s)] : b.cells[size_t(i)];
+    }
+    Cell& store(int s, int t);
+    void priceCell(Cell& c, int s, const PriceFamily& pf) const;
     std::vector<std::vector<int>> m_touchedAt; // per slot
     mutable std::vector<std::vector<Ranking>> m_rankings; // per slot
     mutable uint64_t m_tick = 0;

@@ -150,6 +150,9 @@ bool OasisEngineScheduler::startOn(SchedContext& ctx, int j, const std::vector<s
 void OasisEngineScheduler::schedule(SchedContext& ctx)
 {
     const int t = slotAt(ctx.now());
+    // every job arriving from now on is offered slots from t on (its arrival is the first slot boundary at or
+    // after its submission), and the price record reads from t: the slots before it are not needed again
+    m_alg.forgetBefore(t);
     // this slot's plan per live job (null: no workers planned now)
     std::vector<const SlotAlloc*>& plan = m_plan;
     plan.assign(m_live.size(), nullptr);

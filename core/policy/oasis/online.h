@@ -75,6 +75,13 @@ public:
     /// The subroutine alone (no commit).
     Quote quote(const OasisJob& j, const std::vector<char>* workerMask = nullptr) const;
 
+    /// Both ledgers forget the slots before t (Ledger::forgetBefore): for a caller whose offers all start at t or
+    /// later from now on.
+    void forgetBefore(int t)
+    {
+        m_wl.forgetBefore(t);
+        m_pl.forgetBefore(t);
+    }
     double alpha() const;
     const PriceFamily& workerPrices() const { return m_p; }
     const PriceFamily& psPrices() const { return m_q; }
