@@ -721,12 +721,18 @@ private Q_SLOTS:
         cfg.checkInvariants = true;
         Simulator sim(c, t, *s, cfg);
         struct Log : SimObserver {
+            const OasisEngineScheduler* os = nullptr;
             std::vector<AdmissionRecord> admissions;
+            std::map<int, Schedule> planned; // each admission's schedule as made (a finished job's is dropped)
             void onDecision(const DecisionRecord& r) override
             {
                 admissions.insert(admissions.end(), r.admissions.begin(), r.admissions.end());
+                for (const AdmissionRecord& a : r.admissions)
+                    if (const AdmissionDecision* d = os->decision(a.job))
+                        planned[a.job] = d->schedule;
             }
         } log;
+        log.os = os;
         sim.addObserver(&log);
         QVERIFY(sim.run());
         std::map<std::string, double> st;
@@ -742,11 +748,15 @@ private Q_SLOTS:
             QCOMPARE(double(a.score), double(float(d->payoff())));
             accepted += a.verdict == Admit::Accept;
             QCOMPARE(sim.rt(a.job).status, a.verdict == Admit::Accept ? JobStatus::Done : JobStatus::Rejected);
-            if (d->admitted) // rigid: whole gangs of 4 in each planned slot, finished by the end of its last one
-                for (const SlotAlloc& sl : d->schedule.slots)
+            const Schedule& made = log.planned[a.job];
+            if (d->admitted) { // rigid: whole gangs of 4 in each planned slot, finished by the end of its last one
+                QVERIFY(!made.slots.empty());
+                for (const SlotAlloc& sl : made.slots)
                     QCOMPARE(sl.workers, 4);
-            if (d->admitted)
-                QVERIFY(sim.rt(a.job).end <= (d->schedule.completion + 1) * 600.0 + 1e-6);
+                QCOMPARE(d->schedule.completion, made.completion);
+                QVERIFY(sim.rt(a.job).end <= (made.completion + 1) * 600.0 + 1e-6);
+            }
+            QVERIFY(d->schedule.slots.empty()); // finished or rejected: the plan is not kept
         }
         QCOMPARE(st["admitted"], double(accepted));
         QVERIFY2(accepted >= 3 && accepted < 12, qPrintable(QString::number(accepted))); // 2 gangs per slot: later jobs pay more

@@ -103,6 +103,7 @@ AdmissionRecord OasisEngineScheduler::admit(const SchedContext& ctx, int j)
         why += "; schedule: " + scheduleSummary(s.d.schedule, *m_cluster);
     if (!s.d.admitted) {
         ++m_rejected;
+        std::vector<SlotAlloc>().swap(s.d.schedule.slots); // the plan not taken (its summary is in `why`)
         return {j, Admit::Reject, score, why};
     }
     ++m_admitted;
@@ -278,6 +279,8 @@ void OasisEngineScheduler::onJobStopped(int j, double now, bool finished, const 
     JobState& s = m_js[size_t(j)];
     s.done = true;
     m_live.erase(std::remove(m_live.begin(), m_live.end(), j), m_live.end());
+    std::vector<SlotAlloc>().swap(s.d.schedule.slots); // followed to its end: nothing reads it again
+    s.next = 0;
     const int completion = std::max(0, int(std::ceil(now / m_map.slotSeconds - 1e-9)) - 1);
     const OasisJob& oj = m_sc.jobs[size_t(j)];
     m_utility += oj.f(double(std::max(1, completion - oj.arrival + 1)));

@@ -47,7 +47,9 @@ public:
 
     const OasisScenario& scenario() const { return m_sc; }
     const OasisOnline& algorithm() const { return m_alg; }
-    /// The admission decision of engine job j (null before it arrived).
+    /// The admission decision of engine job j (null before it arrived). Its schedule's slots are kept only while
+    /// the job is admitted and not finished (a million-job run would otherwise hold every plan it ever made); the
+    /// completion slot and the payoff stay.
     const AdmissionDecision* decision(int j) const;
 
 private:
