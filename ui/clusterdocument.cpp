@@ -23,6 +23,8 @@ void ClusterCommand::undo()
     m_doc->changed();
 }
 
+ClusterDocument::~ClusterDocument() { m_undo.blockSignals(true); }
+
 ClusterDocument::ClusterDocument(QObject* parent) : QObject(parent)
 {
     m_spec = makeClusterPreset("das-case");

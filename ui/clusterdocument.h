@@ -17,6 +17,8 @@ class ClusterDocument : public QObject {
     Q_OBJECT
 public:
     explicit ClusterDocument(QObject* parent = nullptr);
+    /// Its undo stack, destroyed with it, would announce "clean" once more to listeners that may be going too.
+    ~ClusterDocument() override;
 
     const ClusterSpec& spec() const { return m_spec; }
     QUndoStack* undoStack() { return &m_undo; }

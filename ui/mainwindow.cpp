@@ -118,12 +118,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
 
 MainWindow::~MainWindow()
 {
-    // The children outlive this body (QWidget deletes them after it) and some signal as they go: the cluster
-    // document's undo stack says "clean" again, which would reach updateWindowTitle after this window's
-    // members are gone. Nothing they say from here on is for us.
+    // The children outlive this body (QWidget deletes them after it): nothing they say as they go may reach a
+    // slot of this window, whose members are gone by then.
     for (QObject* child : findChildren<QObject*>())
         QObject::disconnect(child, nullptr, this, nullptr);
-    QObject::disconnect(m_clusterDoc->undoStack(), nullptr, this, nullptr); // a member of the document, not a child
     delete m_accel;
 }
 

@@ -16,7 +16,7 @@ void Ledger::reset(const std::vector<OasisServer>& servers, int slots)
     // A slot's cells are stored from its first reservation, only for the servers reserved on (until
     // forgetBefore): what every slot of the horizon costs is its empty entries here. Refuse a horizon whose
     // entries alone would take over half of this machine's memory, with an error rather than be killed for it.
-    const double perSlot = double(sizeof(Slot) + sizeof(std::vector<int>) + sizeof(std::vector<Ranking>));
+    const double perSlot = double(sizeof(Slot) + sizeof(std::vector<Ranking>));
     const double need = double(std::max(slots, 0)) * perSlot;
     const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
     if (pages > 0 && page > 0 && need > 0.5 * double(pages) * double(page)) {
@@ -33,9 +33,7 @@ void Ledger::reset(const std::vector<OasisServer>& servers, int slots)
         m_cap.push_back(s.cap);
     m_slot.assign(size_t(std::max(slots, 0)), Slot {});
     m_zero.assign(m_cap.size(), Cell {});
-    m_stored = 0;
     m_forgotten = 0;
-    m_touchedAt.assign(size_t(std::max(slots, 0)), {});
     m_cached = false;
     m_rankings.assign(size_t(std::max(slots, 0)), {});
     m_masks.clear();
@@ -52,13 +50,12 @@ Ledger::Cell& Ledger::store(int s, int t)
             throw std::logic_error("OASiS slot ledger: a reservation in slot " + std::to_string(t)
                                    + ", which was forgotten (slots before " + std::to_string(m_forgotten) + ")");
         b.index.assign(m_cap.size(), -1);
-        ++m_stored;
     }
     int& i = b.index[size_t(s)];
     if (i < 0) {
         i = int(b.cells.size());
         b.cells.push_back(m_zero[size_t(s)]);
-        m_touchedAt[size_t(t)].push_back(s); // (every stored cell was reserved on)
+        b.servers.push_back(s); // (every stored cell was reserved on)
     }
     return b.cells[size_t(i)];
 }
@@ -67,15 +64,15 @@ void Ledger::forgetBefore(int t)
 {
     t = std::min(t, m_slots);
     for (int u = m_forgotten; u < t; ++u) {
-        Slot& b = m_slot[size_t(u)];
-        if (!b.index.empty())
-            --m_stored;
-        std::vector<int> {}.swap(b.index);
-        std::vector<Cell> {}.swap(b.cells);
-        std::vector<int> {}.swap(m_touchedAt[size_t(u)]);
+        m_slot[size_t(u)] = Slot {}; // (a move: the old storage is freed)
         std::vector<Ranking> {}.swap(m_rankings[size_t(u)]);
     }
     m_forgotten = std::max(m_forgotten, t);
+}
+
+int Ledger::slotsStored() const
+{
+    return int(std::count_if(m_slot.begin(), m_slot.end(), [](const Slot& b) { return !b.index.empty(); }));
 }
 
 void Ledger::priceCell(Cell& c, int s, const PriceFamily& pf) const
@@ -125,9 +122,9 @@ void Ledger::cachePrices(const PriceFamily& pf)
         rs.clear();
     for (int s = 0; s < servers(); ++s)
         priceCell(m_zero[size_t(s)], s, pf);
-    for (int t = 0; t < m_slots; ++t)
-        for (size_t i = 0; i < m_slot[size_t(t)].cells.size(); ++i)
-            priceCell(m_slot[size_t(t)].cells[i], m_touchedAt[size_t(t)][i], pf);
+    for (Slot& b : m_slot)
+        for (size_t i = 0; i < b.cells.size(); ++i)
+            priceCell(b.cells[i], b.servers[i], pf);
 }
 
 void Ledger::add(int s, int t, const Amounts& demand, int count)

@@ -70,14 +70,14 @@ public:
         const Slot& b = m_slot[size_t(t)];
         return !b.index.empty() && b.index[size_t(s)] >= 0;
     }
-    const std::vector<int>& touchedAt(int t) const { return m_touchedAt[size_t(t)]; }
+    const std::vector<int>& touchedAt(int t) const { return m_slot[size_t(t)].servers; }
     /// Drops what is kept for the slots before t, for a caller that never asks about them again (the engine's
     /// policy, whose quotes start at the current slot): each reads as never reserved from then on, and a slot
     /// is stored only from its first reservation until it is forgotten, so a long run holds the slots of its
     /// plans ahead, not its whole horizon. Reserving in a forgotten slot throws std::logic_error.
     void forgetBefore(int t);
-    /// Slots stored now (tests, memory figures).
-    int slotsStored() const { return m_stored; }
+    /// Slots stored now (tests).
+    int slotsStored() const;
 
     /// The subroutine's memo of its rankings (subroutine.cpp, sortedUnits), per slot: for one question (a demand,
     /// the items it may need, the worker servers a mask allows) the servers of slot t that can take an item, in
@@ -137,10 +137,10 @@ private:
     struct Slot {
         std::vector<int> index;
         std::vector<Cell> cells;
+        std::vector<int> servers; // cells[i] is servers[i]'s (touchedAt)
     };
     std::vector<Slot> m_slot;
     std::vector<Cell> m_zero;
-    int m_stored = 0;
     int m_forgotten = 0; // slots before it were forgotten
     const Cell& at(int s, int t) const
     {
@@ -152,7 +152,6 @@ private:
     }
     Cell& store(int s, int t);
     void priceCell(Cell& c, int s, const PriceFamily& pf) const;
-    std::vector<std::vector<int>> m_touchedAt; // per slot
     mutable std::vector<std::vector<Ranking>> m_rankings; // per slot
     mutable uint64_t m_tick = 0;
     struct Question {
