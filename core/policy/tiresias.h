@@ -98,6 +98,9 @@ public:
     bool hasAdmission() const override { return true; }
     AdmissionRecord admit(const SchedContext& ctx, int job) override;
     std::unique_ptr<Scheduler> clone() const override;
+    /// The walk reads running jobs' work left now and attained service, never their rates; every placement
+    /// reads only the occupancy (core/policy/*.cpp's five).
+    bool reratesAfterDecision() const override { return true; }
 
     /// LAS queue of a job (tests and the GUI).
     int queueOf(int job) const { return m_q[size_t(job)]; }

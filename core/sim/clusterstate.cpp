@@ -82,11 +82,11 @@ ClusterState::ClusterState(const ClusterSpec& spec) : m_spec(spec)
     m_gpuHolders.assign(size_t(spec.totalGpus()), 0);
     m_gpuOwner.assign(size_t(spec.totalGpus()), -1);
     m_freeByType.assign(size_t(T), 0);
-    m_whole.init(M);
     m_maxMilli.init(M);
     m_words = size_t((M + 63) / 64);
     m_levelsPerType = spec.maxGpusPerMachine() + 1;
     m_levelBits.assign(size_t(T + 1) * size_t(m_levelsPerType) * m_words, 0);
+    m_atLeastBits.assign(m_levelBits.size(), 0);
     m_levelCount.assign(size_t(T + 1) * size_t(m_levelsPerType), 0);
     m_typeWords.assign(size_t(T + 1), {m_words, 0});
     m_typeWords[0] = {0, m_words};
@@ -95,10 +95,13 @@ ClusterState::ClusterState(const ClusterSpec& spec) : m_spec(spec)
         m_freeWhole[size_t(m)] = mc.gpus;
         m_totalFreeWhole += mc.gpus;
         m_freeByType[size_t(mc.type)] += mc.gpus;
-        m_whole.set(m, mc.gpus);
         m_maxMilli.set(m, mc.gpus > 0 ? 1000 : 0);
         levelRow(-1, mc.gpus)[m / 64] |= 1ULL << (m % 64);
         levelRow(mc.type, mc.gpus)[m / 64] |= 1ULL << (m % 64);
+        for (int k = 0; k <= mc.gpus; ++k) {
+            atLeastRow(-1, k)[m / 64] |= 1ULL << (m % 64);
+            atLeastRow(mc.type, k)[m / 64] |= 1ULL << (m % 64);
+        }
         ++levelCount(-1, mc.gpus);
         ++levelCount(mc.type, mc.gpus);
         auto& [lo, hi] = m_typeWords[size_t(mc.type + 1)];
@@ -107,42 +110,66 @@ ClusterState::ClusterState(const ClusterSpec& spec) : m_spec(spec)
     }
 }
 
-void ClusterState::ensureTypedTrees() const
+void ClusterState::startShares() const
 {
-    if (m_typedTrees)
+    if (m_shares)
         return;
+    m_shares = true;
     const int M = m_spec.machineCount();
-    const size_t T = m_spec.types.size();
-    m_wholeByType.assign(T, MaxSegTree {});
-    m_maxMilliByType.assign(T, MaxSegTree {});
-    for (size_t t = 0; t < T; ++t) {
-        m_wholeByType[t].init(M);
-        m_maxMilliByType[t].init(M);
-    }
+    m_maxMilliByType.assign(m_spec.types.size(), MaxSegTree {});
+    for (MaxSegTree& t : m_maxMilliByType)
+        t.init(M);
     for (int m = 0; m < M; ++m) {
-        const size_t t = size_t(m_spec.machines[size_t(m)].type);
-        m_wholeByType[t].set(m, m_whole.get(m));
-        m_maxMilliByType[t].set(m, m_maxMilli.get(m));
+        const int v = maxFreeMilliOnGpus(m);
+        m_maxMilli.set(m, v);
+        m_maxMilliByType[size_t(m_spec.machines[size_t(m)].type)].set(m, v);
     }
-    m_typedTrees = true;
+}
+
+int ClusterState::maxFreeMilliOnGpus(int m) const
+{
+    const Machine& mc = m_spec.machines[size_t(m)];
+    int best = 0;
+    const int base = m_spec.gpuBase(m);
+    for (int g = 0; g < mc.gpus; ++g)
+        best = std::max(best, m_gpuFree[size_t(base + g)]);
+    return best;
+}
+
+int ClusterState::firstBitFrom(const uint64_t* row, int type, int from) const
+{
+    const auto [lo, hi] = m_typeWords[size_t(type + 1)];
+    size_t w = std::max(lo, size_t(from) / 64);
+    if (w >= hi)
+        return -1;
+    uint64_t bits = row[w];
+    if (w == size_t(from) / 64)
+        bits &= ~0ULL << (from % 64);
+    for (;;) {
+        if (bits)
+            return int(w * 64) + __builtin_ctzll(bits);
+        if (++w >= hi)
+            return -1;
+        bits = row[w];
+    }
 }
 
 int ClusterState::firstMachineWithFree(int k, int from, int type) const
 {
-    if (type < 0)
-        return m_whole.firstAtLeast(k, from);
-    ensureTypedTrees();
-    return m_wholeByType[size_t(type)].firstAtLeast(k, from);
+    k = std::max(k, 0);
+    from = std::max(from, 0);
+    if (k >= m_levelsPerType || from >= m_spec.machineCount())
+        return -1;
+    return firstBitFrom(atLeastRow(type, k), type, from);
 }
 
 int ClusterState::mostFreeMachine(int type) const
 {
-    if (type >= 0)
-        ensureTypedTrees();
-    const MaxSegTree& t = type < 0 ? m_whole : m_wholeByType[size_t(type)];
-    if (t.max() <= 0)
-        return -1;
-    return t.argMax();
+    // the lowest machine of the highest free level that holds one
+    for (int l = m_levelsPerType - 1; l > 0; --l)
+        if (levelCount(type, l) > 0)
+            return firstBitFrom(levelRow(type, l), type, 0);
+    return -1;
 }
 
 int ClusterState::bestFitMachine(int k, int type) const
@@ -192,10 +219,14 @@ int ClusterState::nthMachineWithFree(int k, int n, int type) const
 
 int ClusterState::firstMachineWithFreeMilli(int milli, int from, int type) const
 {
-    if (type < 0)
-        return m_maxMilli.firstAtLeast(milli, from);
-    ensureTypedTrees();
-    return m_maxMilliByType[size_t(type)].firstAtLeast(milli, from);
+    if (!m_shares) {
+        if (milli > 1000)
+            return -1;
+        if (milli > 0) // (a GPU with any share free is wholly free)
+            return firstMachineWithFree(1, from, type);
+        startShares();
+    }
+    return type < 0 ? m_maxMilli.firstAtLeast(milli, from) : m_maxMilliByType[size_t(type)].firstAtLeast(milli, from);
 }
 
 bool ClusterState::canAllocate(const std::vector<GpuSlot>& slots) const
@@ -215,16 +246,14 @@ bool ClusterState::canAllocate(const std::vector<GpuSlot>& slots) const
 
 void ClusterState::refreshMachineMilli(int m)
 {
+    if (!m_shares)
+        return;
     const Machine& mc = m_spec.machines[size_t(m)];
-    int best = mc.gpus > 0 ? 0 : -1;
-    const int base = m_spec.gpuBase(m);
-    for (int g = 0; g < mc.gpus; ++g)
-        best = std::max(best, m_gpuFree[size_t(base + g)]);
+    const int best = maxFreeMilliOnGpus(m);
     if (m_maxMilli.get(m) == best)
         return; // (the per-type tree holds the same value for m)
     m_maxMilli.set(m, best);
-    if (m_typedTrees)
-        m_maxMilliByType[size_t(mc.type)].set(m, best);
+    m_maxMilliByType[size_t(mc.type)].set(m, best);
 }
 
 void ClusterState::machineChanged(int m, int oldFree)
@@ -233,10 +262,18 @@ void ClusterState::machineChanged(int m, int oldFree)
     const int nf = m_freeWhole[size_t(m)];
     if (nf == oldFree)
         return;
-    m_whole.set(m, nf);
-    if (m_typedTrees)
-        m_wholeByType[size_t(mc.type)].set(m, nf);
     const uint64_t bit = 1ULL << (m % 64);
+    if (nf > oldFree) {
+        for (int k = oldFree + 1; k <= nf; ++k) {
+            atLeastRow(-1, k)[m / 64] |= bit;
+            atLeastRow(mc.type, k)[m / 64] |= bit;
+        }
+    } else {
+        for (int k = nf + 1; k <= oldFree; ++k) {
+            atLeastRow(-1, k)[m / 64] &= ~bit;
+            atLeastRow(mc.type, k)[m / 64] &= ~bit;
+        }
+    }
     levelRow(-1, oldFree)[m / 64] &= ~bit;
     levelRow(-1, nf)[m / 64] |= bit;
     levelRow(mc.type, oldFree)[m / 64] &= ~bit;
@@ -263,6 +300,12 @@ void ClusterState::allocate(int job, const std::vector<GpuSlot>& slots)
 {
     if (!canAllocate(slots))
         throw std::logic_error("ClusterState::allocate: slots not available");
+    if (!m_shares)
+        for (const GpuSlot& s : slots)
+            if (s.milli < 1000) {
+                startShares(); // (from the state before this allocation; its machines are refreshed below)
+                break;
+            }
     // slot by slot, the machine indices once per run of slots on one machine (the slots of one machine are
     // contiguous in every placement our policies make; a machine met again is simply refreshed again)
     for (size_t i = 0; i < slots.size();) {
@@ -338,8 +381,15 @@ std::string ClusterState::checkConsistency() const
         if (free != m_freeWhole[size_t(m)])
             return "machine " + std::to_string(m) + ": free count " + std::to_string(m_freeWhole[size_t(m)])
                 + " but " + std::to_string(free) + " GPUs are free";
-        if (m_whole.get(m) != free || (m_typedTrees && m_wholeByType[size_t(mc.type)].get(m) != free))
-            return "machine " + std::to_string(m) + ": segment tree out of date";
+        for (int k = 0; k < m_levelsPerType; ++k)
+            for (int t : {-1, mc.type})
+                if (bool((atLeastRow(t, k)[m / 64] >> (m % 64)) & 1ULL) != (k <= free))
+                    return "machine " + std::to_string(m) + ": first-fit index out of date at " + std::to_string(k)
+                        + " free GPUs (type " + std::to_string(t) + ")";
+        const int milli = maxFreeMilliOnGpus(m);
+        if (maxFreeMilliOn(m) != milli || (m_shares && m_maxMilliByType[size_t(mc.type)].get(m) != milli))
+            return "machine " + std::to_string(m) + ": largest free share " + std::to_string(maxFreeMilliOn(m))
+                + " but a GPU has " + std::to_string(milli) + " free";
         if (!((levelRow(-1, free)[m / 64] >> (m % 64)) & 1ULL))
             return "machine " + std::to_string(m) + ": best-fit level index out of date";
         total += free;

@@ -62,7 +62,7 @@ public:
     /// First machine (>= from) with a GPU that has at least `milli` free; -1 when none.
     int firstMachineWithFreeMilli(int milli, int from = 0, int type = -1) const;
     /// Largest free share on any one GPU of machine m.
-    int maxFreeMilliOn(int m) const { return m_maxMilli.get(m); }
+    int maxFreeMilliOn(int m) const { return m_shares ? m_maxMilli.get(m) : (m_freeWhole[size_t(m)] > 0 ? 1000 : 0); }
 
     /// Whether `slots` can be granted now (all distinct GPUs, shares available). Does not check the job.
     bool canAllocate(const std::vector<GpuSlot>& slots) const;
@@ -79,17 +79,20 @@ private:
     int64_t m_usedMilli = 0;
     int m_fragFree = 0;
     int m_busyMachines = 0;
-    MaxSegTree m_whole;                   // free whole GPUs per machine
-    MaxSegTree m_maxMilli;                // largest free share of a GPU per machine
-    // the same per GPU type (only machines of the type; others -1), built at the first query by type and kept
-    // from then on (runs whose jobs may use any type never pay for them)
-    mutable std::vector<MaxSegTree> m_wholeByType;
+    // largest free share of a GPU per machine, in max segment trees over machines (one for all, one per GPU
+    // type holding -1 for other machines), kept from the first share of a GPU held (m_shares); until then every
+    // GPU is wholly free or wholly held, so a machine's is 1000 when it has a free GPU and 0 otherwise
+    // (whole-GPU runs, nearly all, do not pay for these trees at every start and stop)
+    mutable MaxSegTree m_maxMilli;
     mutable std::vector<MaxSegTree> m_maxMilliByType;
-    mutable bool m_typedTrees = false;
-    void ensureTypedTrees() const;
+    mutable bool m_shares = false;
+    void startShares() const;
+    int maxFreeMilliOnGpus(int m) const; // from the GPUs' free shares
     // machines by free level (for best fit) as bitsets over machines: slot (type+1)*(maxGpus+1)+free, slot
     // type = -1 for any type. Finding the lowest machine of a level scans the words of the type's machines.
-    std::vector<uint64_t> m_levelBits;
+    // m_atLeastBits: the same slots, a machine in every row up to its free count (first fit: the first machine
+    // at or after `from` with at least k free is the next bit of one row).
+    std::vector<uint64_t> m_levelBits, m_atLeastBits;
     size_t m_words = 0;
     int m_levelsPerType = 0;
     // the machines in each row (same slots as the rows), and per slot type + 1 the words that can hold a bit
@@ -100,6 +103,9 @@ private:
     int levelCount(int type, int free) const { return m_levelCount[size_t(type + 1) * size_t(m_levelsPerType) + size_t(free)]; }
     uint64_t* levelRow(int type, int free) { return &m_levelBits[(size_t(type + 1) * size_t(m_levelsPerType) + size_t(free)) * m_words]; }
     const uint64_t* levelRow(int type, int free) const { return &m_levelBits[(size_t(type + 1) * size_t(m_levelsPerType) + size_t(free)) * m_words]; }
+    uint64_t* atLeastRow(int type, int k) { return &m_atLeastBits[(size_t(type + 1) * size_t(m_levelsPerType) + size_t(k)) * m_words]; }
+    const uint64_t* atLeastRow(int type, int k) const { return &m_atLeastBits[(size_t(type + 1) * size_t(m_levelsPerType) + size_t(k)) * m_words]; }
+    int firstBitFrom(const uint64_t* row, int type, int from) const;
     void machineChanged(int m, int oldFree);
     void refreshMachineMilli(int m);
     /// Whether a slot before slots[i] is on machine m.

@@ -144,6 +144,8 @@ double SchedContext::startChecked(int job, std::vector<GpuSlot> slots, std::stri
         s.m_machineMark[size_t(m)] = 0;
         s.m_machineJobs[size_t(m)].push_back(job);
     }
+    if (s.m_machineScratch.size() > 1)
+        s.m_jobMachines[size_t(job)].assign(s.m_machineScratch.begin(), s.m_machineScratch.end());
     for (int sw : s.m_switchScratch)
         s.m_switchMark[size_t(sw)] = 0;
     r.machines = int(s.m_machineScratch.size());
@@ -213,10 +215,15 @@ Simulator::~Simulator() = default;
 
 void Simulator::addObserver(SimObserver* obs) { m_obs.push_back(obs); }
 
-int Simulator::coRunnersOf(const JobRuntime& r) const
+int Simulator::coRunnersOf(int j) const
 {
+    const JobRuntime& r = m_rt[size_t(j)];
     int co = 0;
-    forEachMachine(m_cluster, r.slots, [&](int m) { co = std::max(co, int(m_machineJobs[size_t(m)].size()) - 1); });
+    if (r.machines > 1) // (ClusterState's count of a machine's jobs: the length of its list here, in one array)
+        for (const int m : m_jobMachines[size_t(j)])
+            co = std::max(co, m_state.jobsOnMachine(m) - 1);
+    else if (!r.slots.empty())
+        co = int(m_machineJobs[size_t(m_cluster.machineOfGpu(r.slots.front().gpu))].size()) - 1;
     // the partner shares every GPU: its co-location is in the pair's measured speed, not in the interference term
     return r.partner >= 0 && m_rt[size_t(r.partner)].status == JobStatus::Running ? std::max(0, co - 1) : co;
 }
@@ -347,6 +354,10 @@ void Simulator::begin()
     m_rt.assign(n, JobRuntime {});
     m_runningPos.assign(n, -1);
     m_machineJobs.assign(size_t(m_cluster.machineCount()), {});
+    m_jobMachines.assign(n, {});
+    m_multiAt.assign(n, -1);
+    m_rerateMark.assign(m_rt.size(), 0);
+    m_rerateLater.clear();
     m_machineMark.assign(size_t(m_cluster.machineCount()), 0);
     m_switchMark.assign(m_cluster.switches.size(), 0);
     // resolve GPU-type constraints ('|'-separated type names) to bit masks over the cluster's types
@@ -488,14 +499,14 @@ void Simulator::refreshRatesOn(const std::vector<GpuSlot>& slots, int except)
         JobRuntime& r = m_rt[size_t(o)];
         int co;
         if (r.partner >= 0) // space sharing: the partner is not a co-runner
-            co = coRunnersOf(r);
+            co = coRunnersOf(o);
         else if (r.machines == 1 || v >= r.coRunners)
             co = v;
         else if (v < r.coRunners - 1)
             co = r.coRunners;
         else
-            co = coRunnersOf(r);
-        if (checkAll && co != coRunnersOf(r))
+            co = coRunnersOf(o);
+        if (checkAll && co != coRunnersOf(o))
             throw std::logic_error("co-runners of job " + std::to_string(o) + " out of date at t=" + std::to_string(m_now));
         if (co == r.coRunners)
             return;
@@ -529,22 +540,52 @@ void Simulator::refreshRatesOn(const std::vector<GpuSlot>& slots, int except)
             if (o == except)
                 continue;
             if (m_rt[size_t(o)].machines == 1) {
+                if (m_deferRerates && m_rt[size_t(o)].partner < 0) {
+                    // its co-runners are the machine's other jobs: it is re-rated from the count it has when the
+                    // decision is over, which is the count of its last change (rerateDeferred)
+                    if (!m_rerateMark[size_t(o)]) {
+                        m_rerateMark[size_t(o)] = 1;
+                        m_rerateLater.push_back(o);
+                    }
+                    continue;
+                }
                 rerate(o, v);
                 continue;
             }
-            size_t k = 0;
-            while (k < multi.size() && multi[k] != o)
-                k += 2;
-            if (k == multi.size()) {
+            int& at = m_multiAt[size_t(o)];
+            if (at < 0) {
+                at = int(multi.size());
                 multi.push_back(o);
                 multi.push_back(v);
             } else {
-                multi[k + 1] = std::max(multi[k + 1], v);
+                multi[size_t(at) + 1] = std::max(multi[size_t(at) + 1], v);
             }
         }
     });
     for (size_t k = 0; k < multi.size(); k += 2)
+        m_multiAt[size_t(multi[k])] = -1;
+    for (size_t k = 0; k < multi.size(); k += 2)
         rerate(multi[k], multi[k + 1]);
+}
+
+void Simulator::rerateDeferred()
+{
+    // Each job met is re-rated as its last change would have: every change of its machine's job count changed
+    // its co-runners (one machine, no partner), and its state is brought up to the same time `now` whether at
+    // the change or here, so remaining work, rate and completion come out bit for bit as re-rating at each
+    // change leaves them. A job stopped since is left (stopJob brought it up to date); one started again since
+    // gets what its start computed (the same count).
+    for (const int o : m_rerateLater) {
+        m_rerateMark[size_t(o)] = 0;
+        JobRuntime& r = m_rt[size_t(o)];
+        if (r.status != JobStatus::Running || r.machines != 1 || r.partner >= 0)
+            continue; // (a job stopped and started again as another kind was re-rated at each change since)
+        bringUpToDate(o);
+        r.coRunners = int(m_machineJobs[size_t(m_cluster.machineOfGpu(r.slots.front().gpu))].size()) - 1;
+        r.rate = r.baseRate / (1.0 + m_cfg.perf.interference * r.coRunners);
+        scheduleCompletion(o);
+    }
+    m_rerateLater.clear();
 }
 
 void Simulator::stopJob(int j, bool finished)
@@ -592,7 +633,7 @@ void Simulator::stopJob(int j, bool finished)
             p.baseRate /= p.pairFactor;
             p.pairFactor = 1;
             p.partner = -1;
-            p.coRunners = coRunnersOf(p);
+            p.coRunners = coRunnersOf(r.partner);
             p.rate = p.baseRate / (1.0 + (m_perf.config().ideal ? 0.0 : m_cfg.perf.interference) * p.coRunners);
             scheduleCompletion(r.partner);
         }
@@ -706,8 +747,12 @@ bool Simulator::step()
         m_hooks.erase(m_hooks.begin());
         hook(*this, m_ctx);
     }
-    if (m_pending.size() > 0 || !m_running.empty())
+    if (m_pending.size() > 0 || !m_running.empty()) {
+        m_deferRerates = m_policy->reratesAfterDecision();
         m_policy->schedule(m_ctx);
+        m_deferRerates = false;
+        rerateDeferred();
+    }
     m_ctx.m_record = nullptr;
     m_pending.compactIfSparse([this](const PendingQueue::Entry& e) {
         const JobRuntime& r = m_rt[size_t(e.job)];

@@ -126,6 +126,12 @@ public:
     /// A clone now serves the simulator whose setup this is: a policy that keeps pointers into the SimSetup it
     /// was reset with (its perf model, config) re-points them here. Cluster and trace are the same objects.
     virtual void rebind(const SimSetup& setup) {}
+    /// Whether, within one call of schedule(), the policy (and its stages) reads no running job's `rate`,
+    /// `coRunners` or completion time but the one it just started. Then the engine re-rates the co-runners of the
+    /// jobs it starts and stops there (co-location interference) once, when schedule() returns, instead of at
+    /// each start and stop: a job preempted and another started on the same machine leave its other jobs' rates
+    /// as they were. Work left now (JobRuntime::remainingAt) reads the same either way. Off by default.
+    virtual bool reratesAfterDecision() const { return false; }
 };
 
 /// Subscribers to what the engine does (metrics, logs, the GUI).
@@ -377,7 +383,16 @@ private:
     std::vector<uint64_t> m_specMask; // per Trace::gpuSpecs entry
     std::vector<int> m_typeGpus;      // GPUs per cluster type
     std::vector<std::vector<int>> m_machineJobs; // running jobs with a share on each machine
+    // a running job's machines, for a job on more than one (each once; capacity kept for its next start)
+    std::vector<std::vector<int>> m_jobMachines;
+    std::vector<int> m_multiAt; // refreshRatesOn's scratch: a job's place in its list of jobs on several machines
     std::vector<int> m_machineScratch, m_switchScratch, m_touchedScratch;
+    // jobs on one machine (not sharing GPUs with a partner) whose co-runners changed during a decision whose
+    // policy re-rates after it (Scheduler::reratesAfterDecision), each once; m_deferRerates while it runs
+    bool m_deferRerates = false;
+    std::vector<int> m_rerateLater;
+    std::vector<char> m_rerateMark;
+    void rerateDeferred();
     std::vector<char> m_machineMark, m_switchMark;
     size_t m_nextArrival = 0;
     double m_now = 0;
@@ -416,7 +431,7 @@ private:
     std::string validateStart(int j, const std::vector<GpuSlot>& slots) const;
     std::string validateShared(int a, int b, const std::vector<int>& gpus, double& fa, double& fb) const;
     /// Other jobs on the busiest machine of j's placement (its space-sharing partner not counted).
-    int coRunnersOf(const JobRuntime& r) const;
+    int coRunnersOf(int j) const;
 };
 
 /// See Simulator::snapshot. Immutable; shareable between threads once taken.

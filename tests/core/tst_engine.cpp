@@ -152,7 +152,9 @@ private Q_SLOTS:
             x ^= x << 17;
             return int(x % n);
         };
+        // the second half also takes shares of GPUs (the largest-free-share index starts then)
         for (int step = 0; step < 6000; ++step) {
+            const bool shares = step >= 3000;
             if (held.empty() || rnd(3) != 0) {
                 const int m = rnd(uint64_t(M));
                 const int k = 1 + rnd(uint64_t(c.machines[size_t(m)].gpus));
@@ -162,6 +164,10 @@ private Q_SLOTS:
                 for (int g = c.gpuBase(m); g < c.gpuBase(m) + c.machines[size_t(m)].gpus && int(slots.size()) < k; ++g)
                     if (s.gpuFreeMilli(g) == 1000)
                         slots.push_back({g, 1000});
+                if (shares && rnd(2) == 0) {
+                    slots.resize(1);
+                    slots[0].milli = 100 * (1 + rnd(9));
+                }
                 s.allocate(step, slots);
                 held.push_back(slots);
             } else {
@@ -192,7 +198,39 @@ private Q_SLOTS:
                         if (n < with.size())
                             QCOMPARE(s.nthMachineWithFree(k, int(n), type), with[n]);
                     QCOMPARE(s.nthMachineWithFree(k, int(with.size()), type), -1);
+                    // first fit from a machine: from each of a few machines with k free, one after, and a random one
+                    for (size_t n : {size_t(0), with.size() / 3, with.size() / 2})
+                        if (n < with.size()) {
+                            QCOMPARE(s.firstMachineWithFree(k, with[n], type), with[n]);
+                            QCOMPARE(s.firstMachineWithFree(k, with[n] + 1, type), n + 1 < with.size() ? with[n + 1] : -1);
+                        }
+                    const int from = rnd(uint64_t(M));
+                    const auto after = std::lower_bound(with.begin(), with.end(), from);
+                    QCOMPARE(s.firstMachineWithFree(k, from, type), after == with.end() ? -1 : *after);
                 }
+            for (int type = -1; type < T; ++type) {
+                int most = -1, firstOfType = -1;
+                std::vector<int> milliAtLeast(10, -1); // first machine with a GPU with at least 100 * i free
+                for (int m = 0; m < M; ++m) {
+                    if (type >= 0 && c.machines[size_t(m)].type != type)
+                        continue;
+                    if (firstOfType < 0)
+                        firstOfType = m;
+                    if (s.freeGpus(m) > 0 && (most < 0 || s.freeGpus(m) > s.freeGpus(most)))
+                        most = m;
+                    int share = 0;
+                    for (int g = c.gpuBase(m); g < c.gpuBase(m) + c.machines[size_t(m)].gpus; ++g)
+                        share = std::max(share, s.gpuFreeMilli(g));
+                    QCOMPARE(s.maxFreeMilliOn(m), share);
+                    for (int i = 1; i < 10; ++i)
+                        if (milliAtLeast[size_t(i)] < 0 && share >= 100 * i)
+                            milliAtLeast[size_t(i)] = m;
+                }
+                QCOMPARE(s.mostFreeMachine(type), most);
+                QCOMPARE(s.firstMachineWithFree(0, 0, type), firstOfType);
+                for (int i = 1; i < 10; ++i)
+                    QCOMPARE(s.firstMachineWithFreeMilli(100 * i, 0, type), milliAtLeast[size_t(i)]);
+            }
         }
     }
 

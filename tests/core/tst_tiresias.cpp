@@ -7,6 +7,8 @@
 #include <fstream>
 #include <random>
 
+#include "model/clusterspec.h"
+#include "model/tracegen.h"
 #include "policy/registry.h"
 #include "policy/tiresias.h"
 #include "sim/engine.h"
@@ -68,6 +70,24 @@ Times run(const ClusterSpec& c, const Trace& t, const std::string& policy, std::
     }
     return r;
 }
+
+/// The same policy, with its co-runners re-rated at every start and stop inside the decision (the engine's way for a
+/// policy that does not say it reads no rates there).
+class RerateAtOnce final : public Scheduler {
+public:
+    explicit RerateAtOnce(std::unique_ptr<Scheduler> p) : m_p(std::move(p)) {}
+    std::string name() const override { return m_p->name(); }
+    void reset(const SimSetup& setup) override { m_p->reset(setup); }
+    void schedule(SchedContext& ctx) override { m_p->schedule(ctx); }
+    void onJobStopped(int job, double now, bool finished, const JobRuntime& rt) override { m_p->onJobStopped(job, now, finished, rt); }
+    void onJobStarted(int job, double now, const JobRuntime& rt) override { m_p->onJobStarted(job, now, rt); }
+    bool hasAdmission() const override { return m_p->hasAdmission(); }
+    AdmissionRecord admit(const SchedContext& ctx, int job) override { return m_p->admit(ctx, job); }
+    bool reratesAfterDecision() const override { return false; }
+
+private:
+    std::unique_ptr<Scheduler> m_p;
+};
 
 } // namespace
 
@@ -195,6 +215,50 @@ private Q_SLOTS:
         const Times l = run(c, t, "las+firstfit");
         QCOMPARE(l.start[1], 10.0);
         QCOMPARE(l.start[2], 15.0);
+    }
+
+    void reratingAfterTheDecisionChangesNothing()
+    {
+        // Under co-location interference, a preemptive policy's decision stops and starts jobs on machines that
+        // other jobs share (2-GPU machines put most multi-GPU jobs on several). Re-rating those
+        // jobs once after the decision must leave every job's times bit for bit as re-rating at each change.
+        ClusterSpec c; // four 8-GPU machines and sixteen 2-GPU ones, of two types, on two switches
+        c.name = "mixed";
+        c.types = {{"A", 1.0, 16, 1.0}, {"B", 0.7, 16, 0.5}};
+        c.switches = {{"s0", 100}, {"s1", 100}};
+        for (int m = 0; m < 20; ++m)
+            c.machines.push_back({"m" + std::to_string(m), m < 4 ? 0 : 1, m < 4 ? 8 : 2, m / 10, 0, 0, 25});
+        c.finalize();
+        TraceGenConfig g;
+        g.jobs = 1500;
+        g.seed = 7;
+        g.load = 1.6;
+        g.clusterGpus = c.totalGpus();
+        g.fractionalShare = 0.05;
+        const Trace t = generateTrace(g);
+        for (const char* policy : {"srtf+firstfit", "srtf+random", "las+consolidate", "gittins+bestfit"}) {
+            RunConfig cfg;
+            cfg.seed = 3;
+            cfg.checkInvariants = true; // (also checks every re-rated job's co-runners against its machines)
+            QVERIFY(cfg.perf.interference > 0 && !cfg.perf.ideal);
+            std::unique_ptr<Scheduler> later = makeScheduler(policy, {});
+            QVERIFY(later->reratesAfterDecision());
+            RerateAtOnce atOnce(makeScheduler(policy, {}));
+            Simulator a(c, t, *later, cfg), b(c, t, atOnce, cfg);
+            QVERIFY(a.run());
+            QVERIFY(b.run());
+            QCOMPARE(a.decisions(), b.decisions());
+            int preempted = 0;
+            for (int j = 0; j < int(t.jobs.size()); ++j) {
+                const JobRuntime &x = a.rt(j), &y = b.rt(j);
+                QCOMPARE(int(x.status), int(y.status));
+                QCOMPARE(x.preemptions, y.preemptions);
+                preempted += x.preemptions;
+                if (x.end != y.end || x.firstStart != y.firstStart)
+                    QFAIL(qPrintable(QString("%1: job %2 ends at %3 against %4").arg(policy).arg(j).arg(x.end, 0, 'g', 17).arg(y.end, 0, 'g', 17)));
+            }
+            QVERIFY2(preempted > 100, policy);
+        }
     }
 
     void gittinsDistributionFile()
