@@ -2,9 +2,9 @@
 // SRTF's running jobs in the order of their work left now (SrtfDrift, srtfdrift.h). A running job's work left
 // is a line in time (JobRuntime::remainingAt: flat until max(lastUpdate, resumeAt), then falling at `rate`,
 // floored at 0) that changes only when the engine re-rates the job, which it does only when a job starts or
-// stops on one of its machines (co-location interference) and always with a new `version`. So the jobs on
-// the machines touched since the last decision are the only ones whose line can have changed: their new
-// lines (rates) are handed to the index at the next decision.
+// stops on one of its machines (co-location interference) and always with a new `version`. The engine lists
+// the jobs it retimed since the last decision (SchedContext::retimedJobs): their new lines (rates) are handed
+// to the index at the next decision.
 #include <cstdint>
 #include <vector>
 
@@ -48,12 +48,7 @@ private:
     const std::vector<int64_t>* m_use = nullptr;
     size_t m_types = 0;
     const SchedContext* m_ctx = nullptr;
-    std::vector<uint32_t> m_version;
-    std::vector<std::vector<int>> m_onMachine; // running jobs here, per machine
-    std::vector<int> m_touched;                // machines where a job started or stopped since the last sync
-    std::vector<char> m_touchedMark, m_flag;
-    std::vector<int> m_changed;
-    void touch(const std::vector<GpuSlot>& slots, int job, bool add);
+    std::vector<uint32_t> m_version; // per job: JobRuntime::version when its line was last read
     SrtfLine lineOf(int job);
 };
 

@@ -72,6 +72,7 @@ int SchedContext::runningPosition(int job) const { return m_sim.m_runningPos[siz
 Rng& SchedContext::rng() { return m_sim.m_policyRng; }
 
 const std::vector<int>& SchedContext::admittedLate() const { return m_sim.m_admittedLate; }
+const std::vector<int>& SchedContext::retimedJobs() const { return m_sim.m_retimedShown; }
 
 std::vector<int> SchedContext::pendingJobs() const
 {
@@ -357,6 +358,9 @@ void Simulator::begin()
     m_jobMachines.assign(n, {});
     m_multiAt.assign(n, -1);
     m_rerateMark.assign(m_rt.size(), 0);
+    m_retimedMark.assign(m_rt.size(), 0);
+    m_retimed.clear();
+    m_retimedShown.clear();
     m_rerateLater.clear();
     m_machineMark.assign(size_t(m_cluster.machineCount()), 0);
     m_switchMark.assign(m_cluster.switches.size(), 0);
@@ -480,6 +484,10 @@ void Simulator::scheduleCompletion(int j)
 {
     JobRuntime& r = m_rt[size_t(j)];
     ++r.version;
+    if (!m_retimedMark[size_t(j)]) {
+        m_retimedMark[size_t(j)] = 1;
+        m_retimed.push_back(j);
+    }
     const double t = std::max(m_now, r.resumeAt) + r.remaining / std::max(r.rate, 1e-12);
     m_completions.update(j, t);
 }
@@ -749,6 +757,10 @@ bool Simulator::step()
     }
     if (m_pending.size() > 0 || !m_running.empty()) {
         m_deferRerates = m_policy->reratesAfterDecision();
+        m_retimedShown.clear();
+        m_retimedShown.swap(m_retimed);
+        for (const int j : m_retimedShown)
+            m_retimedMark[size_t(j)] = 0;
         m_policy->schedule(m_ctx);
         m_deferRerates = false;
         rerateDeferred();

@@ -202,6 +202,10 @@ public:
     Rng& rng();
     /// Jobs accepted at this decision after an earlier deferral (new arrivals are Pending in index order).
     const std::vector<int>& admittedLate() const;
+    /// Jobs whose completion time the engine set (JobRuntime::version bumped: started, re-rated) since
+    /// the previous call of the policy's schedule() began, each once, in no given order (SRTF hands the running
+    /// ones' new work lines to its index).
+    const std::vector<int>& retimedJobs() const;
 
     /// Start a pending job on `slots`. Throws PolicyError if the slots are invalid, busy, of a type the job
     /// may not use, or do not match the job's demand. Returns the job's rate. `restoreDelay` >= 0: seconds a
@@ -406,6 +410,10 @@ private:
     std::vector<int> m_arrivedNow, m_finishedNow;
     std::vector<int> m_awaiting;     // Deferred jobs: arrived now or deferred earlier, in that order
     std::vector<int> m_admittedLate; // accepted at this decision after a deferral
+    // jobs retimed (scheduleCompletion) since the last schedule() began, and those of the span before it (what
+    // SchedContext::retimedJobs shows during schedule())
+    std::vector<int> m_retimed, m_retimedShown;
+    std::vector<char> m_retimedMark;
     void admitAwaiting();
     void enqueuePending(int j);
 

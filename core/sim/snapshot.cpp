@@ -25,6 +25,9 @@ Simulator::Simulator(const Simulator& o, std::unique_ptr<Scheduler> policy)
     m_ctx.m_logEpoch = o.m_ctx.m_logEpoch;
     m_rerateMark = o.m_rerateMark; // (all clear between decisions; sized for the run)
     m_multiAt = o.m_multiAt;
+    m_retimed = o.m_retimed;
+    m_retimedShown = o.m_retimedShown;
+    m_retimedMark = o.m_retimedMark;
     m_jobMachines = o.m_jobMachines;
     if (o.m_checker) { // the ledger goes on from where it was (it saw every event so far)
         m_checker = std::make_unique<InvariantChecker>(*o.m_checker);

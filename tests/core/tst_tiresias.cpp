@@ -89,6 +89,69 @@ private:
     std::unique_ptr<Scheduler> m_p;
 };
 
+/// Checks at each decision that the engine's list of retimed jobs holds exactly the jobs whose version changed since
+/// the previous decision began, among them every running one (SRTF's index relies on it).
+class CheckRetimed final : public Scheduler {
+public:
+    explicit CheckRetimed(std::unique_ptr<Scheduler> p) : m_p(std::move(p)) {}
+    std::string name() const override { return m_p->name(); }
+    void reset(const SimSetup& setup) override { m_p->reset(setup); }
+    void schedule(SchedContext& ctx) override
+    {
+        const int n = ctx.jobCount();
+        m_seen.resize(size_t(n), 0);
+        m_listed.assign(size_t(n), 0);
+        for (int j : ctx.retimedJobs()) {
+            if (m_listed[size_t(j)]++)
+                m_errors.push_back("job " + std::to_string(j) + " listed twice");
+            if (ctx.rt(j).version == m_seen[size_t(j)])
+                m_errors.push_back("job " + std::to_string(j) + " listed, not retimed");
+        }
+        for (int j = 0; j < n; ++j) {
+            if (ctx.rt(j).status == JobStatus::Running && ctx.rt(j).version != m_seen[size_t(j)] && !m_listed[size_t(j)])
+                m_errors.push_back("running job " + std::to_string(j) + " retimed, not listed");
+            m_seen[size_t(j)] = ctx.rt(j).version;
+        }
+        m_listedTotal += ctx.retimedJobs().size();
+        m_p->schedule(ctx);
+    }
+    void onJobStopped(int job, double now, bool finished, const JobRuntime& rt) override { m_p->onJobStopped(job, now, finished, rt); }
+    void onJobStarted(int job, double now, const JobRuntime& rt) override { m_p->onJobStarted(job, now, rt); }
+    bool hasAdmission() const override { return m_p->hasAdmission(); }
+    AdmissionRecord admit(const SchedContext& ctx, int job) override { return m_p->admit(ctx, job); }
+    bool reratesAfterDecision() const override { return m_p->reratesAfterDecision(); }
+    std::vector<std::string> m_errors;
+    size_t m_listedTotal = 0;
+
+private:
+    std::unique_ptr<Scheduler> m_p;
+    std::vector<uint32_t> m_seen;
+    std::vector<char> m_listed;
+};
+
+ClusterSpec mixedMachines()
+{
+    ClusterSpec c; // four 8-GPU machines and sixteen 2-GPU ones, of two types, on two switches
+    c.name = "mixed";
+    c.types = {{"A", 1.0, 16, 1.0}, {"B", 0.7, 16, 0.5}};
+    c.switches = {{"s0", 100}, {"s1", 100}};
+    for (int m = 0; m < 20; ++m)
+        c.machines.push_back({"m" + std::to_string(m), m < 4 ? 0 : 1, m < 4 ? 8 : 2, m / 10, 0, 0, 25});
+    c.finalize();
+    return c;
+}
+
+Trace contendedTrace(const ClusterSpec& c)
+{
+    TraceGenConfig g;
+    g.jobs = 1500;
+    g.seed = 7;
+    g.load = 1.6;
+    g.clusterGpus = c.totalGpus();
+    g.fractionalShare = 0.05;
+    return generateTrace(g);
+}
+
 } // namespace
 
 class TstTiresias : public QObject {
@@ -222,20 +285,8 @@ private Q_SLOTS:
         // Under co-location interference, a preemptive policy's decision stops and starts jobs on machines that
         // other jobs share (2-GPU machines put most multi-GPU jobs on several). Re-rating those
         // jobs once after the decision must leave every job's times bit for bit as re-rating at each change.
-        ClusterSpec c; // four 8-GPU machines and sixteen 2-GPU ones, of two types, on two switches
-        c.name = "mixed";
-        c.types = {{"A", 1.0, 16, 1.0}, {"B", 0.7, 16, 0.5}};
-        c.switches = {{"s0", 100}, {"s1", 100}};
-        for (int m = 0; m < 20; ++m)
-            c.machines.push_back({"m" + std::to_string(m), m < 4 ? 0 : 1, m < 4 ? 8 : 2, m / 10, 0, 0, 25});
-        c.finalize();
-        TraceGenConfig g;
-        g.jobs = 1500;
-        g.seed = 7;
-        g.load = 1.6;
-        g.clusterGpus = c.totalGpus();
-        g.fractionalShare = 0.05;
-        const Trace t = generateTrace(g);
+        const ClusterSpec c = mixedMachines();
+        const Trace t = contendedTrace(c);
         for (const char* policy : {"srtf+firstfit", "srtf+random", "las+consolidate", "gittins+bestfit"}) {
             RunConfig cfg;
             cfg.seed = 3;
@@ -258,6 +309,21 @@ private Q_SLOTS:
                     QFAIL(qPrintable(QString("%1: job %2 ends at %3 against %4").arg(policy).arg(j).arg(x.end, 0, 'g', 17).arg(y.end, 0, 'g', 17)));
             }
             QVERIFY2(preempted > 100, policy);
+        }
+    }
+
+    void retimedJobsAreListed()
+    {
+        const ClusterSpec c = mixedMachines();
+        const Trace t = contendedTrace(c);
+        for (const char* policy : {"srtf+firstfit", "fifo+firstfit"}) { // (re-rated after the decision, and not)
+            RunConfig cfg;
+            cfg.perf.preemptOverhead = 20; // (a resumed job's progress starts later)
+            CheckRetimed p(makeScheduler(policy, {}));
+            Simulator sim(c, t, p, cfg);
+            QVERIFY(sim.run());
+            QVERIFY2(p.m_errors.empty(), p.m_errors.empty() ? "" : p.m_errors.front().c_str());
+            QVERIFY(p.m_listedTotal > t.jobs.size()); // every start, and re-rates besides
         }
     }
 
