@@ -71,11 +71,10 @@ Times run(const ClusterSpec& c, const Trace& t, const std::string& policy, std::
     return r;
 }
 
-/// The same policy, with its co-runners re-rated at every start and stop inside the decision (the engine's way for a
-/// policy that does not say it reads no rates there).
-class RerateAtOnce final : public Scheduler {
+/// A policy that hands every call to another (the tests below change one answer or look at each decision).
+class Forwarding : public Scheduler {
 public:
-    explicit RerateAtOnce(std::unique_ptr<Scheduler> p) : m_p(std::move(p)) {}
+    explicit Forwarding(std::unique_ptr<Scheduler> p) : m_p(std::move(p)) {}
     std::string name() const override { return m_p->name(); }
     void reset(const SimSetup& setup) override { m_p->reset(setup); }
     void schedule(SchedContext& ctx) override { m_p->schedule(ctx); }
@@ -83,19 +82,25 @@ public:
     void onJobStarted(int job, double now, const JobRuntime& rt) override { m_p->onJobStarted(job, now, rt); }
     bool hasAdmission() const override { return m_p->hasAdmission(); }
     AdmissionRecord admit(const SchedContext& ctx, int job) override { return m_p->admit(ctx, job); }
-    bool reratesAfterDecision() const override { return false; }
+    bool reratesAfterDecision() const override { return m_p->reratesAfterDecision(); }
 
-private:
+protected:
     std::unique_ptr<Scheduler> m_p;
+};
+
+/// The same policy, with its co-runners re-rated at every start and stop inside the decision (the engine's way for a
+/// policy that does not say it reads no rates there).
+class RerateAtOnce final : public Forwarding {
+public:
+    using Forwarding::Forwarding;
+    bool reratesAfterDecision() const override { return false; }
 };
 
 /// Checks at each decision that the engine's list of retimed jobs holds exactly the jobs whose version changed since
 /// the previous decision began, among them every running one (SRTF's index relies on it).
-class CheckRetimed final : public Scheduler {
+class CheckRetimed final : public Forwarding {
 public:
-    explicit CheckRetimed(std::unique_ptr<Scheduler> p) : m_p(std::move(p)) {}
-    std::string name() const override { return m_p->name(); }
-    void reset(const SimSetup& setup) override { m_p->reset(setup); }
+    using Forwarding::Forwarding;
     void schedule(SchedContext& ctx) override
     {
         const int n = ctx.jobCount();
@@ -115,16 +120,10 @@ public:
         m_listedTotal += ctx.retimedJobs().size();
         m_p->schedule(ctx);
     }
-    void onJobStopped(int job, double now, bool finished, const JobRuntime& rt) override { m_p->onJobStopped(job, now, finished, rt); }
-    void onJobStarted(int job, double now, const JobRuntime& rt) override { m_p->onJobStarted(job, now, rt); }
-    bool hasAdmission() const override { return m_p->hasAdmission(); }
-    AdmissionRecord admit(const SchedContext& ctx, int job) override { return m_p->admit(ctx, job); }
-    bool reratesAfterDecision() const override { return m_p->reratesAfterDecision(); }
     std::vector<std::string> m_errors;
     size_t m_listedTotal = 0;
 
 private:
-    std::unique_ptr<Scheduler> m_p;
     std::vector<uint32_t> m_seen;
     std::vector<char> m_listed;
 };
