@@ -7,309 +7,394 @@ namespace ss {
 void SrtfTree::reset(size_t jobs, size_t types)
 {
     m_types = types;
-    m_root = -1;
     m_count = 0;
-    m_rand = 0x9E3779B97F4A7C15ULL; // fixed: the shape of the tree never changes what a query returns
-    m_nodes.clear();
-    m_use.clear();
-    m_sum.clear();
-    m_free.clear();
+    m_slotU.clear();
+    m_slotJob.clear();
+    m_slotLine.clear();
+    m_slotUse.clear();
+    m_freeSlots.clear();
     m_node.assign(jobs, -1);
+    m_leaf.clear();
+    m_pre.clear();
+    m_freeLeaves.clear();
+    m_order.clear();
+    m_lastU.clear();
+    m_lastJob.clear();
+    m_group.clear();
 }
 
-void SrtfTree::pull(int n)
+size_t SrtfTree::placeAtLeast(double x) const
 {
-    int64_t* s = sumOf(n);
-    const int64_t* u = useOf(n);
-    for (size_t t = 0; t < m_types; ++t)
-        s[t] = u[t];
-    for (int c : {m_nodes[size_t(n)].left, m_nodes[size_t(n)].right})
-        if (c >= 0) {
-            const int64_t* cs = sumOf(c);
-            for (size_t t = 0; t < m_types; ++t)
-                s[t] += cs[t];
-        }
-}
-
-int SrtfTree::merge(int a, int b)
-{
-    if (a < 0)
-        return b;
-    if (b < 0)
-        return a;
-    if (m_nodes[size_t(a)].prio > m_nodes[size_t(b)].prio) {
-        const int m = merge(m_nodes[size_t(a)].right, b);
-        m_nodes[size_t(a)].right = m;
-        pull(a);
-        return a;
+    // branch-free halving: the first place whose last u is >= x
+    const double* base = m_lastU.data();
+    size_t n = m_lastU.size();
+    if (n == 0)
+        return 0;
+    while (n > 1) {
+        const size_t half = n / 2;
+        base = base[half - 1] < x ? base + half : base;
+        n -= half;
     }
-    const int m = merge(a, m_nodes[size_t(b)].left);
-    m_nodes[size_t(b)].left = m;
-    pull(b);
-    return b;
+    return size_t(base - m_lastU.data()) + (*base < x ? 1 : 0);
+}
+
+size_t SrtfTree::placeOf(double u, int job) const
+{
+    size_t lo = 0, hi = m_order.size();
+    while (lo < hi) {
+        const size_t mid = (lo + hi) / 2;
+        if (m_lastU[mid] < u || (m_lastU[mid] == u && m_lastJob[mid] < job))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return std::min(lo, m_order.size() - 1);
+}
+
+int SrtfTree::indexAtLeast(const Leaf& f, int from, double x)
+{
+    // the entries are sorted: those before the answer are the ones below x
+    int k = from;
+    for (int i = from; i < f.n; ++i)
+        k += f.u[i] < x ? 1 : 0;
+    return k;
+}
+
+bool SrtfTree::takeSpan(int leaf, int lo, int hi, int64_t* bud) const
+{
+    const int64_t* a = preOf(leaf, lo);
+    const int64_t* b = preOf(leaf, hi);
+    for (size_t t = 0; t < m_types; ++t)
+        if (b[t] - a[t] > bud[t])
+            return false;
+    for (size_t t = 0; t < m_types; ++t)
+        bud[t] -= b[t] - a[t];
+    return true;
+}
+
+int SrtfTree::newLeaf()
+{
+    int id;
+    if (!m_freeLeaves.empty()) {
+        id = m_freeLeaves.back();
+        m_freeLeaves.pop_back();
+    } else {
+        id = int(m_leaf.size());
+        m_leaf.emplace_back();
+        m_pre.resize(m_pre.size() + size_t(kLeaf + 1) * m_types, 0);
+    }
+    m_leaf[size_t(id)].n = 0;
+    return id;
+}
+
+void SrtfTree::remakePrefix(int leaf, int from)
+{
+    const Leaf& f = m_leaf[size_t(leaf)];
+    if (from == 0)
+        std::fill(preOf(leaf, 0), preOf(leaf, 0) + m_types, 0);
+    for (int k = from; k < f.n; ++k) {
+        const int64_t* p = preOf(leaf, k);
+        const int64_t* u = useAt(f.slot[k]);
+        int64_t* q = preOf(leaf, k + 1);
+        for (size_t t = 0; t < m_types; ++t)
+            q[t] = p[t] + u[t];
+    }
+}
+
+void SrtfTree::remakeGroups()
+{
+    const size_t places = m_order.size();
+    m_group.assign((places + kGroup - 1) / kGroup * m_types, 0);
+    for (size_t p = 0; p < places; ++p) {
+        const int id = m_order[p];
+        const int64_t* s = preOf(id, m_leaf[size_t(id)].n);
+        int64_t* g = &m_group[p / kGroup * m_types];
+        for (size_t t = 0; t < m_types; ++t)
+            g[t] += s[t];
+    }
+}
+
+void SrtfTree::splitAt(size_t place)
+{
+    const int id = m_order[place];
+    const int nid = newLeaf(); // may move m_leaf: references taken after
+    Leaf& f = m_leaf[size_t(id)];
+    Leaf& g = m_leaf[size_t(nid)];
+    const int keep = f.n / 2;
+    g.n = f.n - keep;
+    std::copy(f.u + keep, f.u + f.n, g.u);
+    std::copy(f.job + keep, f.job + f.n, g.job);
+    std::copy(f.slot + keep, f.slot + f.n, g.slot);
+    f.n = keep; // its prefix rows 0..keep stay right
+    remakePrefix(nid, 0);
+    m_order.insert(m_order.begin() + std::ptrdiff_t(place + 1), nid);
+    m_lastU.insert(m_lastU.begin() + std::ptrdiff_t(place + 1), g.u[g.n - 1]);
+    m_lastJob.insert(m_lastJob.begin() + std::ptrdiff_t(place + 1), g.job[g.n - 1]);
+    m_lastU[place] = f.u[keep - 1];
+    m_lastJob[place] = f.job[keep - 1];
+    remakeGroups();
+}
+
+void SrtfTree::dropAt(size_t place)
+{
+    m_freeLeaves.push_back(m_order[place]);
+    m_order.erase(m_order.begin() + std::ptrdiff_t(place));
+    m_lastU.erase(m_lastU.begin() + std::ptrdiff_t(place));
+    m_lastJob.erase(m_lastJob.begin() + std::ptrdiff_t(place));
+    remakeGroups();
 }
 
 void SrtfTree::insert(int job, double u, const int64_t* use, const SrtfLine& line)
 {
     if (m_node[size_t(job)] >= 0)
         erase(job);
-    int n;
-    if (!m_free.empty()) {
-        n = m_free.back();
-        m_free.pop_back();
+    int s;
+    if (!m_freeSlots.empty()) {
+        s = m_freeSlots.back();
+        m_freeSlots.pop_back();
     } else {
-        n = int(m_nodes.size());
-        m_nodes.push_back({});
-        m_use.resize(m_use.size() + m_types);
-        m_sum.resize(m_sum.size() + m_types);
+        s = int(m_slotU.size());
+        m_slotU.push_back(0);
+        m_slotJob.push_back(-1);
+        m_slotLine.push_back({});
+        m_slotUse.resize(m_slotUse.size() + m_types);
     }
-    m_rand ^= m_rand << 13;
-    m_rand ^= m_rand >> 7;
-    m_rand ^= m_rand << 17;
-    m_nodes[size_t(n)] = Node {u, line, job, uint32_t(m_rand >> 32), -1, -1};
-    std::copy(use, use + m_types, &m_use[size_t(n) * m_types]);
-    std::copy(use, use + m_types, &m_sum[size_t(n) * m_types]);
-    m_node[size_t(job)] = n;
+    m_slotU[size_t(s)] = u;
+    m_slotJob[size_t(s)] = job;
+    m_slotLine[size_t(s)] = line;
+    std::copy(use, use + m_types, &m_slotUse[size_t(s) * m_types]);
+    m_node[size_t(job)] = s;
     ++m_count;
-    // a leaf at its place, its holding added along the path, then rotated up by priority
-    m_stack.clear();
-    for (int t = m_root; t >= 0;) {
-        m_stack.push_back(t);
-        int64_t* s = sumOf(t);
-        for (size_t i = 0; i < m_types; ++i)
-            s[i] += use[i];
-        t = less(t, u, job) ? m_nodes[size_t(t)].right : m_nodes[size_t(t)].left;
+    if (m_order.empty()) {
+        m_order.push_back(newLeaf());
+        m_lastU.push_back(u);
+        m_lastJob.push_back(job);
+        m_group.assign(m_types, 0);
     }
-    if (m_stack.empty()) {
-        m_root = n;
-        return;
+    size_t p = placeOf(u, job);
+    if (m_leaf[size_t(m_order[p])].n == kLeaf) {
+        splitAt(p);
+        if (m_lastU[p] < u || (m_lastU[p] == u && m_lastJob[p] < job))
+            ++p;
     }
-    {
-        Node& p = m_nodes[size_t(m_stack.back())];
-        (less(m_stack.back(), u, job) ? p.right : p.left) = n;
+    const int id = m_order[p];
+    Leaf& f = m_leaf[size_t(id)];
+    int idx = 0;
+    for (int i = 0; i < f.n; ++i)
+        idx += f.u[i] < u || (f.u[i] == u && f.job[i] < job) ? 1 : 0;
+    for (int i = f.n; i > idx; --i) {
+        f.u[i] = f.u[i - 1];
+        f.job[i] = f.job[i - 1];
+        f.slot[i] = f.slot[i - 1];
     }
-    while (!m_stack.empty() && m_nodes[size_t(m_stack.back())].prio < m_nodes[size_t(n)].prio) {
-        const int p = m_stack.back();
-        m_stack.pop_back();
-        Node& pn = m_nodes[size_t(p)];
-        Node& nn = m_nodes[size_t(n)];
-        if (pn.left == n) {
-            pn.left = nn.right;
-            nn.right = p;
-        } else {
-            pn.right = nn.left;
-            nn.left = p;
-        }
-        pull(p);
-        pull(n);
-        if (m_stack.empty())
-            m_root = n;
-        else {
-            Node& g = m_nodes[size_t(m_stack.back())];
-            (g.left == p ? g.left : g.right) = n;
-        }
+    f.u[idx] = u;
+    f.job[idx] = job;
+    f.slot[idx] = s;
+    for (int r = f.n + 1; r > idx; --r) {
+        const int64_t* a = preOf(id, r - 1);
+        int64_t* b = preOf(id, r);
+        for (size_t t = 0; t < m_types; ++t)
+            b[t] = a[t] + use[t];
     }
+    ++f.n;
+    if (idx == f.n - 1) {
+        m_lastU[p] = u;
+        m_lastJob[p] = job;
+    }
+    int64_t* g = &m_group[p / kGroup * m_types];
+    for (size_t t = 0; t < m_types; ++t)
+        g[t] += use[t];
 }
 
 void SrtfTree::erase(int job)
 {
-    const int n = m_node[size_t(job)];
-    if (n < 0)
+    const int s = m_node[size_t(job)];
+    if (s < 0)
         return;
-    const double u = m_nodes[size_t(n)].u;
-    const int64_t* use = useOf(n);
-    // its holding taken off along the path, then its children merged in its place
-    int parent = -1;
-    for (int t = m_root; t != n;) {
-        parent = t;
-        int64_t* s = sumOf(t);
-        for (size_t i = 0; i < m_types; ++i)
-            s[i] -= use[i];
-        t = less(t, u, job) ? m_nodes[size_t(t)].right : m_nodes[size_t(t)].left;
+    const double u = m_slotU[size_t(s)];
+    const int64_t* use = useAt(s);
+    const size_t p = placeOf(u, job);
+    const int id = m_order[p];
+    Leaf& f = m_leaf[size_t(id)];
+    int idx = 0;
+    for (int i = 0; i < f.n; ++i)
+        idx += f.u[i] < u || (f.u[i] == u && f.job[i] < job) ? 1 : 0;
+    int64_t* g = &m_group[p / kGroup * m_types];
+    for (size_t t = 0; t < m_types; ++t)
+        g[t] -= use[t];
+    for (int i = idx; i + 1 < f.n; ++i) {
+        f.u[i] = f.u[i + 1];
+        f.job[i] = f.job[i + 1];
+        f.slot[i] = f.slot[i + 1];
     }
-    const int m = merge(m_nodes[size_t(n)].left, m_nodes[size_t(n)].right);
-    if (parent < 0)
-        m_root = m;
-    else {
-        Node& g = m_nodes[size_t(parent)];
-        (g.left == n ? g.left : g.right) = m;
+    for (int r = idx + 1; r < f.n; ++r) {
+        const int64_t* a = preOf(id, r + 1);
+        int64_t* b = preOf(id, r);
+        for (size_t t = 0; t < m_types; ++t)
+            b[t] = a[t] - use[t];
     }
-    m_nodes[size_t(n)] = Node {};
-    m_free.push_back(n);
+    --f.n;
+    if (f.n == 0) {
+        dropAt(p);
+    } else if (idx == f.n) {
+        m_lastU[p] = f.u[f.n - 1];
+        m_lastJob[p] = f.job[f.n - 1];
+    }
     m_node[size_t(job)] = -1;
+    m_slotJob[size_t(s)] = -1;
+    m_freeSlots.push_back(s);
     --m_count;
 }
 
 int SrtfTree::maxNode() const
 {
-    int t = m_root;
-    while (m_nodes[size_t(t)].right >= 0)
-        t = m_nodes[size_t(t)].right;
-    return t;
-}
-
-int SrtfTree::descend(int t, int64_t* bud) const
-{
-    // the whole subtree is in range and does not fit: the first job that does not
-    for (;;) {
-        const Node& n = m_nodes[size_t(t)];
-        if (n.left >= 0) {
-            if (!fits(sumOf(n.left), bud)) {
-                t = n.left;
-                continue;
-            }
-            take(sumOf(n.left), bud);
-        }
-        if (!fits(useOf(t), bud))
-            return t;
-        take(useOf(t), bud);
-        t = n.right;
-    }
-}
-
-int SrtfTree::greedyIn(int t, double lo, double hi, bool boundLo, bool boundHi, int64_t* bud) const
-{
-    while (t >= 0) {
-        const Node& n = m_nodes[size_t(t)];
-        if (!boundLo && !boundHi) {
-            if (fits(sumOf(t), bud)) {
-                take(sumOf(t), bud);
-                return -1;
-            }
-            return descend(t, bud);
-        }
-        if (boundLo && n.u < lo) {
-            t = n.right;
-            continue;
-        }
-        if (boundHi && !(n.u < hi)) {
-            t = n.left;
-            continue;
-        }
-        // this node is in range: its left subtree is below hi, its right subtree above lo
-        const int found = greedyIn(n.left, lo, hi, boundLo, false, bud);
-        if (found >= 0)
-            return found;
-        if (!fits(useOf(t), bud))
-            return t;
-        take(useOf(t), bud);
-        boundLo = false;
-        t = n.right;
-    }
-    return -1;
-}
-
-int SrtfTree::greedy(double lo, double hi, int64_t* bud) const
-{
-    if (!(lo < hi))
-        return -1;
-    return greedyIn(m_root, lo, hi, lo > -kInf, hi < kInf, bud);
-}
-
-void SrtfTree::sumIn(int t, double lo, double hi, bool boundLo, bool boundHi, int64_t* out) const
-{
-    while (t >= 0) {
-        const Node& n = m_nodes[size_t(t)];
-        if (!boundLo && !boundHi) {
-            const int64_t* s = sumOf(t);
-            for (size_t i = 0; i < m_types; ++i)
-                out[i] += s[i];
-            return;
-        }
-        if (boundLo && n.u < lo) {
-            t = n.right;
-            continue;
-        }
-        if (boundHi && !(n.u < hi)) {
-            t = n.left;
-            continue;
-        }
-        sumIn(n.left, lo, hi, boundLo, false, out);
-        const int64_t* u = useOf(t);
-        for (size_t i = 0; i < m_types; ++i)
-            out[i] += u[i];
-        boundLo = false;
-        t = n.right;
-    }
+    const Leaf& f = m_leaf[size_t(m_order.back())];
+    return f.slot[f.n - 1];
 }
 
 void SrtfTree::sum(double lo, double hi, int64_t* out) const
 {
-    if (lo < hi)
-        sumIn(m_root, lo, hi, lo > -kInf, hi < kInf, out);
-}
-
-void SrtfTree::collectIn(int t, double lo, double hi, std::vector<int>& out) const
-{
-    while (t >= 0) {
-        const Node& n = m_nodes[size_t(t)];
-        if (n.u < lo) {
-            t = n.right;
-            continue;
+    if (!(lo < hi))
+        return;
+    size_t p = placeAtLeast(lo);
+    const size_t places = m_order.size();
+    if (p >= places)
+        return;
+    auto add = [&](const int64_t* a, const int64_t* b) {
+        for (size_t t = 0; t < m_types; ++t)
+            out[t] += b[t] - a[t];
+    };
+    int i = indexAtLeast(m_leaf[size_t(m_order[p])], 0, lo);
+    while (p < places) {
+        const int id = m_order[p];
+        const Leaf& f = m_leaf[size_t(id)];
+        if (i == 0 && p % kGroup == 0) {
+            const size_t e = std::min(p + kGroup, places);
+            if (m_lastU[e - 1] < hi) {
+                const int64_t* gs = groupOf(p / kGroup);
+                for (size_t t = 0; t < m_types; ++t)
+                    out[t] += gs[t];
+                p = e;
+                continue;
+            }
         }
-        if (!(n.u < hi)) {
-            t = n.left;
-            continue;
-        }
-        collectIn(n.left, lo, hi, out);
-        out.push_back(t);
-        t = n.right;
+        const int k = indexAtLeast(f, i, hi);
+        add(preOf(id, i), preOf(id, k));
+        if (k < f.n)
+            return;
+        ++p;
+        i = 0;
     }
 }
 
 void SrtfTree::collect(double lo, double hi, std::vector<int>& out) const
 {
-    if (lo < hi)
-        collectIn(m_root, lo, hi, out);
+    if (!(lo < hi))
+        return;
+    size_t p = placeAtLeast(lo);
+    if (p >= m_order.size())
+        return;
+    int i = indexAtLeast(m_leaf[size_t(m_order[p])], 0, lo);
+    for (; p < m_order.size(); ++p, i = 0) {
+        const Leaf& f = m_leaf[size_t(m_order[p])];
+        for (; i < f.n; ++i) {
+            if (!(f.u[i] < hi))
+                return;
+            out.push_back(f.slot[i]);
+        }
+    }
+}
+
+void SrtfTree::nodes(std::vector<int>& out) const
+{
+    out.clear();
+    for (int id : m_order) {
+        const Leaf& f = m_leaf[size_t(id)];
+        out.insert(out.end(), f.slot, f.slot + f.n);
+    }
 }
 
 void SrtfTree::rebuild(const std::vector<Entry>& order)
 {
-    // a Cartesian tree over the nodes in their new order, the right spine on a stack; a node leaving the spine
-    // has its whole subtree, so its sums are made then. The priorities are made anew so that the tree is as
-    // shallow as it can be (depth at most log2(n + 1)): the node at (1-based) place i gets kTop + the trailing
-    // zeros of i, above every random priority but a few in 2^32, so jobs inserted later sit under this frame as
-    // a treap's nodes do (the shape never changes what a query returns)
-    constexpr uint32_t kTop = 0xFFFFFFFFu - 64;
-    m_stack.clear();
-    uint32_t place = 0;
-    for (const Entry& e : order) {
-        const int n = e.node;
-        Node& x = m_nodes[size_t(n)];
-        x.u = e.u;
-        x.prio = kTop + uint32_t(__builtin_ctz(++place));
-        x.left = x.right = -1;
-        int last = -1;
-        while (!m_stack.empty() && m_nodes[size_t(m_stack.back())].prio < x.prio) {
-            last = m_stack.back();
-            m_stack.pop_back();
-            pull(last);
-        }
-        x.left = last;
-        if (!m_stack.empty())
-            m_nodes[size_t(m_stack.back())].right = n;
-        m_stack.push_back(n);
+    // every leaf laid out anew, kFill entries each (spread evenly), from the leaves' own storage
+    const size_t n = order.size();
+    const size_t leaves = (n + kFill - 1) / kFill;
+    for (const Entry& e : order)
+        m_slotU[size_t(e.node)] = e.u;
+    while (m_leaf.size() < leaves) {
+        m_leaf.emplace_back();
+        m_pre.resize(m_pre.size() + size_t(kLeaf + 1) * m_types, 0);
     }
-    for (auto it = m_stack.rbegin(); it != m_stack.rend(); ++it)
-        pull(*it);
-    m_root = m_stack.empty() ? -1 : m_stack.front();
+    m_freeLeaves.clear();
+    for (size_t id = m_leaf.size(); id-- > leaves;)
+        m_freeLeaves.push_back(int(id));
+    m_order.resize(leaves);
+    m_lastU.resize(leaves);
+    m_lastJob.resize(leaves);
+    for (size_t k = 0; k < leaves; ++k) {
+        const size_t from = k * n / leaves, to = (k + 1) * n / leaves;
+        Leaf& f = m_leaf[k];
+        f.n = int(to - from);
+        for (size_t i = from; i < to; ++i) {
+            f.u[i - from] = order[i].u;
+            f.job[i - from] = order[i].job;
+            f.slot[i - from] = order[i].node;
+        }
+        m_order[k] = int(k);
+        m_lastU[k] = order[to - 1].u;
+        m_lastJob[k] = order[to - 1].job;
+        remakePrefix(int(k), 0);
+    }
+    remakeGroups();
 }
 
-int SrtfTree::height() const
+std::string SrtfTree::checkLayout() const
 {
-    int best = 0;
-    std::vector<std::pair<int, int>> stack; // node, depth
-    if (m_root >= 0)
-        stack.push_back({m_root, 1});
-    while (!stack.empty()) {
-        const auto [n, d] = stack.back();
-        stack.pop_back();
-        best = std::max(best, d);
-        for (int c : {m_nodes[size_t(n)].left, m_nodes[size_t(n)].right})
-            if (c >= 0)
-                stack.push_back({c, d + 1});
+    int count = 0;
+    bool first = true;
+    double prevU = 0;
+    int prevJob = 0;
+    std::vector<int64_t> group(m_types, 0);
+    for (size_t p = 0; p < m_order.size(); ++p) {
+        const int id = m_order[p];
+        const Leaf& f = m_leaf[size_t(id)];
+        const std::string at = "place " + std::to_string(p) + ": ";
+        if (f.n < 1 || f.n > kLeaf)
+            return at + "holds " + std::to_string(f.n);
+        std::vector<int64_t> acc(m_types, 0);
+        for (int i = 0; i < f.n; ++i) {
+            const int s = f.slot[i];
+            if (m_slotU[size_t(s)] != f.u[i] || m_slotJob[size_t(s)] != f.job[i] || m_node[size_t(f.job[i])] != s)
+                return at + "entry " + std::to_string(i) + " is not its slot's";
+            if (!first && !(prevU < f.u[i] || (prevU == f.u[i] && prevJob < f.job[i])))
+                return at + "entry " + std::to_string(i) + " out of order";
+            first = false;
+            prevU = f.u[i];
+            prevJob = f.job[i];
+            for (size_t t = 0; t < m_types; ++t)
+                if (preOf(id, i)[t] != acc[t])
+                    return at + "prefix row " + std::to_string(i) + " wrong";
+            for (size_t t = 0; t < m_types; ++t)
+                acc[t] += useAt(s)[t];
+            ++count;
+        }
+        for (size_t t = 0; t < m_types; ++t) {
+            if (preOf(id, f.n)[t] != acc[t])
+                return at + "prefix total wrong";
+            group[t] += acc[t];
+        }
+        if (m_lastU[p] != f.u[f.n - 1] || m_lastJob[p] != f.job[f.n - 1])
+            return at + "last key wrong";
+        if (p % kGroup == kGroup - 1 || p + 1 == m_order.size()) {
+            for (size_t t = 0; t < m_types; ++t)
+                if (groupOf(p / kGroup)[t] != group[t])
+                    return at + "group sum wrong";
+            std::fill(group.begin(), group.end(), 0);
+        }
     }
-    return best;
+    if (count != m_count)
+        return "holds " + std::to_string(count) + " entries, counts " + std::to_string(m_count);
+    return {};
 }
 
 } // namespace ss

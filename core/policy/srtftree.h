@@ -1,11 +1,22 @@
 #pragma once
 // The tree under SrtfDrift (srtfdrift.h): running jobs ordered by a fixed estimate `u` of their work left (a
-// double; the job breaks ties), with what each holds per GPU type summed over every subtree (a treap), and
-// each job's work line kept beside it so the estimates can all be renewed in one pass (rebuild).
+// double; the job breaks ties), with what each holds per GPU type summed over every stretch the walk can take at
+// once, and each job's work line kept beside it so the estimates can all be renewed in one pass (rebuild).
+//
+// A tree of two levels and flat arrays rather than a binary tree: the walk's questions descend to two boundaries
+// and take what lies between by sums, and a binary tree of a few thousand jobs spent its time on a dozen
+// unpredictable branches and scattered nodes per descent. Here the jobs are in leaves of up to kLeaf entries,
+// sorted, each with prefix sums of what its entries hold (a stretch inside a leaf is one difference); the
+// leaves are in order with their last keys in one array (a descent is one search there and one in a leaf), and
+// groups of kGroup consecutive leaves carry their sums (a walk across many leaves takes a group at a time).
+// A full leaf splits; an empty one leaves the order; rebuild lays every leaf out anew, three quarters full.
+//
+// A job's node is its slot: the place of its estimate, line, job and holding, fixed while the job is here.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -23,18 +34,18 @@ struct SrtfLine {
 class SrtfTree {
 public:
     void reset(size_t jobs, size_t types);
-    bool empty() const { return m_root < 0; }
+    bool empty() const { return m_count == 0; }
     int size() const { return m_count; }
     bool contains(int job) const { return m_node[size_t(job)] >= 0; }
     void insert(int job, double u, const int64_t* use, const SrtfLine& line);
     void erase(int job);
     // Nodes: what the queries below return. A node stays with its job while the job is here.
     int nodeOf(int job) const { return m_node[size_t(job)]; }
-    int jobAt(int n) const { return m_nodes[size_t(n)].job; }
-    double uAt(int n) const { return m_nodes[size_t(n)].u; }
-    const SrtfLine& lineAt(int n) const { return m_nodes[size_t(n)].line; }
-    SrtfLine& lineAt(int n) { return m_nodes[size_t(n)].line; }
-    const int64_t* useAt(int n) const { return &m_use[size_t(n) * m_types]; }
+    int jobAt(int n) const { return m_slotJob[size_t(n)]; }
+    double uAt(int n) const { return m_slotU[size_t(n)]; }
+    const SrtfLine& lineAt(int n) const { return m_slotLine[size_t(n)]; }
+    SrtfLine& lineAt(int n) { return m_slotLine[size_t(n)]; }
+    const int64_t* useAt(int n) const { return &m_slotUse[size_t(n) * m_types]; }
     /// The node with the largest (u, job); only when not empty.
     int maxNode() const;
     /// Adds to `out` what the jobs with lo <= u < hi hold.
@@ -43,21 +54,19 @@ public:
     void collect(double lo, double hi, std::vector<int>& out) const;
     /// Walks the jobs with lo <= u < hi in order, subtracting from `bud` each whose holding fits: returns the
     /// node of the first that does not fit (every job before it subtracted), or -1 when all fit.
-    int greedy(double lo, double hi, int64_t* bud) const;
+    int greedy(double lo, double hi, int64_t* bud) const
+    {
+        if (!(lo < hi))
+            return -1;
+        return walk(lo, lo, hi, hi, bud, [](int, int64_t*) { return 0; });
+    }
     /// One pass over the jobs with a <= u < d in order: those with b <= u < c (a <= b <= c <= d) are kept while
     /// they fit, as greedy() does, stretches of them at once; each other one is handed to `near(node, bud)`,
     /// which returns 0 (not counted), 1 (kept: it subtracted its holding) or 2 (does not fit). Returns the node
     /// of the first that does not fit, or -1.
-    template <class Near> int walk(double a, double b, double c, double d, int64_t* bud, Near&& near) const
-    {
-        return walkIn(m_root, -kInf, kInf, a, b, c, d, bud, near);
-    }
+    template <class Near> int walk(double a, double b, double c, double d, int64_t* bud, Near&& near) const;
     /// Every node in order (replacing what `out` held).
-    void nodes(std::vector<int>& out) const
-    {
-        out.clear();
-        collect(-kInf, kInf, out);
-    }
+    void nodes(std::vector<int>& out) const;
     /// Gives every job here a new estimate: `order` holds every node with its job and new u, sorted by
     /// (u, job). O(n).
     struct Entry {
@@ -66,83 +75,110 @@ public:
         bool operator<(const Entry& o) const { return u < o.u || (u == o.u && job < o.job); }
     };
     void rebuild(const std::vector<Entry>& order);
-    /// The number of nodes on the longest path from the root (tests: rebuild leaves at most log2(n + 1)).
-    int height() const;
+    /// Leaves in the order now (tests: rebuild lays out ceil(n / kFill)).
+    int leaves() const { return int(m_order.size()); }
+    /// Empty when every leaf, prefix sum, group sum and last key agrees with the entries; else what does not (tests).
+    std::string checkLayout() const;
+
+    static constexpr int kLeaf = 32;  // entries a leaf holds at most
+    static constexpr int kFill = 24;  // entries per leaf after a rebuild
+    static constexpr int kGroup = 8;  // leaves per group sum
 
 private:
-    static constexpr double kInf = std::numeric_limits<double>::infinity();
-    struct Node {
-        double u = 0;
-        SrtfLine line;
-        int job = -1;
-        uint32_t prio = 0;
-        int left = -1, right = -1;
+    struct Leaf {
+        int n = 0;
+        double u[kLeaf];
+        int job[kLeaf];
+        int slot[kLeaf];
     };
     size_t m_types = 0;
-    int m_root = -1;
     int m_count = 0;
-    uint64_t m_rand = 0x9E3779B97F4A7C15ULL;
-    std::vector<Node> m_nodes;
-    std::vector<int64_t> m_use, m_sum; // per node and type
-    std::vector<int> m_free;
-    std::vector<int> m_node; // per job: its node, -1 = not here
-    std::vector<int> m_stack;
+    // per slot
+    std::vector<double> m_slotU;
+    std::vector<int> m_slotJob;
+    std::vector<SrtfLine> m_slotLine;
+    std::vector<int64_t> m_slotUse; // slot * types
+    std::vector<int> m_freeSlots;
+    std::vector<int> m_node; // per job: its slot, -1 = not here
+    // leaves: storage by id, prefix sums by id ((kLeaf + 1) rows of `types`: row k = what entries [0, k) hold)
+    std::vector<Leaf> m_leaf;
+    std::vector<int64_t> m_pre;
+    std::vector<int> m_freeLeaves;
+    // the order: leaf ids, and at the same places each leaf's last key; group sums by place / kGroup
+    std::vector<int> m_order;
+    std::vector<double> m_lastU;
+    std::vector<int> m_lastJob;
+    std::vector<int64_t> m_group;
 
-    int64_t* sumOf(int n) { return &m_sum[size_t(n) * m_types]; }
-    const int64_t* sumOf(int n) const { return &m_sum[size_t(n) * m_types]; }
-    const int64_t* useOf(int n) const { return useAt(n); }
-    bool less(int n, double u, int job) const
-    {
-        const Node& x = m_nodes[size_t(n)];
-        return x.u < u || (x.u == u && x.job < job);
-    }
-    void pull(int n);
-    int merge(int a, int b);
+    int64_t* preOf(int leaf, int row) { return &m_pre[(size_t(leaf) * (kLeaf + 1) + size_t(row)) * m_types]; }
+    const int64_t* preOf(int leaf, int row) const { return &m_pre[(size_t(leaf) * (kLeaf + 1) + size_t(row)) * m_types]; }
+    const int64_t* groupOf(size_t g) const { return &m_group[g * m_types]; }
     bool fits(const int64_t* v, const int64_t* bud) const { return holdingFits(v, bud, m_types); }
     void take(const int64_t* v, int64_t* bud) const { holdingTake(v, bud, m_types); }
-    int descend(int t, int64_t* bud) const;
-    int greedyIn(int t, double lo, double hi, bool boundLo, bool boundHi, int64_t* bud) const;
-    void sumIn(int t, double lo, double hi, bool boundLo, bool boundHi, int64_t* out) const;
-    void collectIn(int t, double lo, double hi, std::vector<int>& out) const;
-    template <class Near>
-    int walkIn(int t, double lo, double hi, double a, double b, double c, double d, int64_t* bud, Near& near) const
-    {
-        // lo <= u <= hi for the whole subtree at t (from its ancestors)
-        while (t >= 0) {
-            const Node& n = m_nodes[size_t(t)];
-            if (n.u < a) {
-                t = n.right;
-                lo = n.u;
-                continue;
-            }
-            if (!(n.u < d)) {
-                t = n.left;
-                hi = n.u;
-                continue;
-            }
-            if (lo >= b && hi < c) {
-                // all of it kept while it fits
-                if (fits(sumOf(t), bud)) {
-                    take(sumOf(t), bud);
-                    return -1;
-                }
-                return descend(t, bud);
-            }
-            const int found = walkIn(n.left, lo, n.u, a, b, c, d, bud, near);
-            if (found >= 0)
-                return found;
-            if (b <= n.u && n.u < c) {
-                if (!fits(useOf(t), bud))
-                    return t;
-                take(useOf(t), bud);
-            } else if (near(t, bud) == 2) {
-                return t;
-            }
-            t = n.right;
-            lo = n.u;
-        }
-        return -1;
-    }
+    /// Whether pre[hi] - pre[lo] of a leaf fits in `bud`; taken when it does.
+    bool takeSpan(int leaf, int lo, int hi, int64_t* bud) const;
+    /// The first place whose leaf's last u is >= x (leaves() when none).
+    size_t placeAtLeast(double x) const;
+    /// The first place whose leaf's last (u, job) is >= (u, job), or the last place.
+    size_t placeOf(double u, int job) const;
+    static int indexAtLeast(const Leaf& f, int from, double x);
+    int newLeaf();
+    void remakePrefix(int leaf, int from);
+    void remakeGroups();
+    void splitAt(size_t place);
+    void dropAt(size_t place);
 };
+
+template <class Near> int SrtfTree::walk(double a, double b, double c, double d, int64_t* bud, Near&& near) const
+{
+    size_t p = placeAtLeast(a);
+    const size_t places = m_order.size();
+    if (p >= places)
+        return -1;
+    int i = indexAtLeast(m_leaf[size_t(m_order[p])], 0, a);
+    while (p < places) {
+        const int id = m_order[p];
+        const Leaf& f = m_leaf[size_t(id)];
+        if (i == 0 && f.u[0] >= b) {
+            // whole groups, then whole leaves, inside [b, c): by their sums
+            if (p % kGroup == 0) {
+                const size_t e = std::min(p + kGroup, places);
+                if (m_lastU[e - 1] < c && fits(groupOf(p / kGroup), bud)) {
+                    take(groupOf(p / kGroup), bud);
+                    p = e;
+                    continue;
+                }
+            }
+            if (m_lastU[p] < c && takeSpan(id, 0, f.n, bud)) {
+                ++p;
+                continue;
+            }
+        }
+        for (; i < f.n; ++i) {
+            const double u = f.u[i];
+            if (!(u < d))
+                return -1;
+            if (b <= u && u < c) {
+                // the run of this leaf inside [b, c) at once when it fits, else job by job to the one that does not
+                const int k = indexAtLeast(f, i + 1, c);
+                if (takeSpan(id, i, k, bud)) {
+                    i = k - 1;
+                    continue;
+                }
+                for (;; ++i) {
+                    const int64_t* use = useAt(f.slot[i]);
+                    if (!fits(use, bud))
+                        return f.slot[i];
+                    take(use, bud);
+                }
+            }
+            if (near(f.slot[i], bud) == 2)
+                return f.slot[i];
+        }
+        ++p;
+        i = 0;
+    }
+    return -1;
+}
 
 } // namespace ss

@@ -116,53 +116,139 @@ private Q_SLOTS:
             QCOMPARE(idx.rebuilds(), uint64_t(0));
     }
 
-    void treeIsShallowAfterRebuild()
+    void treeMatchesAScan()
     {
-        // 3,000 jobs inserted at random keys (a treap: depth about 2 ln n on average, more at the deepest), then
-        // rebuilt at new keys: at most log2(n + 1) levels, 12 here; later inserts and erases keep every sum right
-        const size_t types = 2;
+        // jobs inserted at random keys (many ties), erased, renewed: after every step the leaves, their prefix sums,
+        // the group sums and the last keys agree with the entries (checkLayout), and every query agrees with a scan
+        // of the jobs by (u, job). Leaves split as they fill and leave the order as they empty; a rebuild lays out
+        // ceil(n / kFill) leaves.
+        const size_t types = 2, jobs = 3000;
         SrtfTree t;
-        t.reset(4000, types);
+        t.reset(jobs, types);
         std::mt19937_64 rng(7);
-        std::uniform_real_distribution<double> key(0, 1000);
-        std::vector<double> u(4000, -1);
-        std::vector<std::array<int64_t, 2>> use(4000);
-        for (int j = 0; j < 3000; ++j) {
-            u[size_t(j)] = key(rng);
-            use[size_t(j)] = {int64_t(rng() % 4000), int64_t(rng() % 2000)};
-            t.insert(j, u[size_t(j)], use[size_t(j)].data(), SrtfLine {});
+        std::vector<double> u(jobs, -1);
+        std::vector<std::array<int64_t, 2>> use(jobs);
+        auto scan = [&] {
+            std::vector<std::pair<double, int>> in;
+            for (size_t j = 0; j < jobs; ++j)
+                if (u[j] >= 0)
+                    in.push_back({u[j], int(j)});
+            std::sort(in.begin(), in.end());
+            return in;
+        };
+        auto key = [&] { return rng() % 3 == 0 ? double(rng() % 50) : double(rng() % 100000) / 97.0; };
+        long splits = 0, drops = 0, notFitting = 0;
+        for (int round = 0; round < 400; ++round) {
+            const int before = t.leaves();
+            const int ops = int(rng() % 40);
+            for (int k = 0; k < ops; ++k) {
+                const int j = int(rng() % jobs);
+                if (u[size_t(j)] >= 0 && rng() % 3 != 0) {
+                    t.erase(j);
+                    u[size_t(j)] = -1;
+                } else {
+                    u[size_t(j)] = key();
+                    use[size_t(j)] = {int64_t(rng() % 4000), int64_t(rng() % 2000)};
+                    t.insert(j, u[size_t(j)], use[size_t(j)].data(), SrtfLine {});
+                }
+            }
+            if (round == 200) // a stretch of keys emptied: its leaves leave the order
+                for (size_t j = 0; j < jobs; ++j)
+                    if (u[j] >= 0 && u[j] < 400) {
+                        t.erase(int(j));
+                        u[j] = -1;
+                    }
+            splits += t.leaves() > before ? 1 : 0;
+            drops += t.leaves() < before ? 1 : 0;
+            if (round % 50 == 49) {
+                std::vector<SrtfTree::Entry> order;
+                for (size_t j = 0; j < jobs; ++j)
+                    if (u[j] >= 0) {
+                        u[j] = key();
+                        order.push_back({u[j], int(j), t.nodeOf(int(j))});
+                    }
+                std::sort(order.begin(), order.end());
+                t.rebuild(order);
+                QCOMPARE(t.leaves(), int((order.size() + SrtfTree::kFill - 1) / SrtfTree::kFill));
+            }
+            QVERIFY2(t.checkLayout().empty(), t.checkLayout().c_str());
+            const auto in = scan();
+            QCOMPARE(t.size(), int(in.size()));
+            if (in.empty())
+                continue;
+            QCOMPARE(t.jobAt(t.maxNode()), in.back().second);
+            std::vector<int> all;
+            t.nodes(all);
+            QCOMPARE(all.size(), in.size());
+            for (size_t i = 0; i < in.size(); ++i)
+                QCOMPARE(t.jobAt(all[i]), in[i].second);
+            for (int q = 0; q < 20; ++q) {
+                double lo = key(), hi = key();
+                if (hi < lo)
+                    std::swap(lo, hi);
+                std::array<int64_t, 2> got {0, 0}, want {0, 0};
+                t.sum(lo, hi, got.data());
+                std::vector<int> col, wantCol;
+                t.collect(lo, hi, col);
+                for (const auto& [x, j] : in)
+                    if (x >= lo && x < hi) {
+                        for (size_t k = 0; k < types; ++k)
+                            want[k] += use[size_t(j)][k];
+                        wantCol.push_back(j);
+                    }
+                QCOMPARE(got, want);
+                QCOMPARE(col.size(), wantCol.size());
+                for (size_t i = 0; i < col.size(); ++i)
+                    QCOMPARE(t.jobAt(col[i]), wantCol[i]);
+                // walk: [a, b) and [c, d) handed to `near` (which keeps odd jobs that fit, stops at a job that
+                // does not fit when it is a multiple of 5), [b, c) kept while it fits
+                double cut[4] = {key(), key(), key(), key()};
+                std::sort(cut, cut + 4);
+                std::array<int64_t, 2> bud {int64_t(rng() % 400000), int64_t(rng() % 200000)}, left = bud;
+                int expect = -1;
+                for (const auto& [x, j] : in) {
+                    if (x < cut[0])
+                        continue;
+                    if (!(x < cut[3]))
+                        break;
+                    const int64_t* v = use[size_t(j)].data();
+                    const bool fit = v[0] <= left[0] && v[1] <= left[1];
+                    if (x >= cut[1] && x < cut[2]) {
+                        if (!fit) {
+                            expect = j;
+                            break;
+                        }
+                    } else if (j % 2 == 0) {
+                        continue;
+                    } else if (!fit) {
+                        if (j % 5 == 0) {
+                            expect = j;
+                            break;
+                        }
+                        continue;
+                    }
+                    left[0] -= v[0];
+                    left[1] -= v[1];
+                }
+                const int got2 = t.walk(cut[0], cut[1], cut[2], cut[3], bud.data(), [&](int n, int64_t* b) {
+                    const int j = t.jobAt(n);
+                    const int64_t* v = t.useAt(n);
+                    if (j % 2 == 0)
+                        return 0;
+                    if (v[0] > b[0] || v[1] > b[1])
+                        return j % 5 == 0 ? 2 : 0;
+                    b[0] -= v[0];
+                    b[1] -= v[1];
+                    return 1;
+                });
+                notFitting += expect >= 0 ? 1 : 0;
+                QCOMPARE(got2 >= 0 ? t.jobAt(got2) : -1, expect);
+                QCOMPARE(bud, left);
+            }
         }
-        QVERIFY2(t.height() > 12, "a treap of 3,000 random keys is deeper than a balanced tree");
-        std::vector<SrtfTree::Entry> order;
-        for (int j = 0; j < 3000; ++j) {
-            u[size_t(j)] = key(rng);
-            order.push_back({u[size_t(j)], j, t.nodeOf(j)});
-        }
-        std::sort(order.begin(), order.end());
-        t.rebuild(order);
-        QCOMPARE(t.height(), 12);
-        for (int j = 3000; j < 3300; ++j) {
-            u[size_t(j)] = key(rng);
-            use[size_t(j)] = {int64_t(rng() % 4000), int64_t(rng() % 2000)};
-            t.insert(j, u[size_t(j)], use[size_t(j)].data(), SrtfLine {});
-        }
-        for (int j = 0; j < 300; ++j) {
-            t.erase(j * 7);
-            u[size_t(j * 7)] = -1;
-        }
-        for (int q = 0; q < 200; ++q) {
-            double lo = key(rng), hi = key(rng);
-            if (hi < lo)
-                std::swap(lo, hi);
-            std::array<int64_t, 2> got {0, 0}, want {0, 0};
-            t.sum(lo, hi, got.data());
-            for (size_t j = 0; j < u.size(); ++j)
-                if (u[j] >= lo && u[j] < hi)
-                    for (size_t k = 0; k < types; ++k)
-                        want[k] += use[j][k];
-            QCOMPARE(got, want);
-        }
-        QCOMPARE(t.size(), 3000);
+        QVERIFY(splits > 10);
+        QVERIFY(drops > 0);
+        QVERIFY(notFitting > 500);
     }
 
     void contendedRunsMatchASort_data()
