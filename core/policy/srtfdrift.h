@@ -83,7 +83,7 @@ private:
     // scratch
     std::vector<int> m_ids;
     std::vector<Pos> m_pts;
-    std::vector<SrtfTree::Entry> m_order;
+    std::vector<SrtfTree::Entry> m_order, m_sortTmp;
     struct Cand {
         double v; // the line's value now (within margin() of the exact work left)
         int node;

@@ -1,6 +1,7 @@
 #include "policy/srtftree.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace ss {
 
@@ -311,6 +312,61 @@ void SrtfTree::nodes(std::vector<int>& out) const
     for (int id : m_order) {
         const Leaf& f = m_leaf[size_t(id)];
         out.insert(out.end(), f.slot, f.slot + f.n);
+    }
+}
+
+void SrtfTree::sortEntries(std::vector<Entry>& v, std::vector<Entry>& tmp)
+{
+    // by (u, job). The estimates are never negative, so their bits order as unsigned integers: a stable radix sort
+    // by the bytes of u that differ among them (least significant first), then each run of equal u by job
+    const size_t n = v.size();
+    uint64_t orAll = 0, andAll = ~uint64_t(0), most = 0;
+    for (const Entry& e : v) {
+        uint64_t k;
+        std::memcpy(&k, &e.u, sizeof k);
+        orAll |= k;
+        andAll &= k;
+        most = std::max(most, k);
+    }
+    if (n < 64 || most > 0x7FF0000000000000ULL) { // (a negative u or a NaN: not expected)
+        std::sort(v.begin(), v.end());
+        return;
+    }
+    const uint64_t differ = orAll ^ andAll;
+    tmp.resize(n);
+    Entry* src = v.data();
+    Entry* dst = tmp.data();
+    for (int shift = 0; shift < 64; shift += 8) {
+        if (((differ >> shift) & 0xFF) == 0)
+            continue;
+        size_t count[256] = {};
+        for (size_t i = 0; i < n; ++i) {
+            uint64_t k;
+            std::memcpy(&k, &src[i].u, sizeof k);
+            ++count[(k >> shift) & 0xFF];
+        }
+        size_t at = 0;
+        for (size_t& c : count) {
+            const size_t here = c;
+            c = at;
+            at += here;
+        }
+        for (size_t i = 0; i < n; ++i) {
+            uint64_t k;
+            std::memcpy(&k, &src[i].u, sizeof k);
+            dst[count[(k >> shift) & 0xFF]++] = src[i];
+        }
+        std::swap(src, dst);
+    }
+    if (src != v.data())
+        std::copy(src, src + n, v.data());
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && v[j].u == v[i].u)
+            ++j;
+        if (j - i > 1)
+            std::sort(v.begin() + std::ptrdiff_t(i), v.begin() + std::ptrdiff_t(j));
+        i = j;
     }
 }
 

@@ -75,6 +75,9 @@ public:
         bool operator<(const Entry& o) const { return u < o.u || (u == o.u && job < o.job); }
     };
     void rebuild(const std::vector<Entry>& order);
+    /// Sorts by (u, job): a radix sort by the bytes of u that differ, where every u is a number >= 0 (a
+    /// renewal's estimates), else a comparison sort. `tmp`: scratch.
+    static void sortEntries(std::vector<Entry>& v, std::vector<Entry>& tmp);
     /// Leaves in the order now (tests: rebuild lays out ceil(n / kFill)).
     int leaves() const { return int(m_order.size()); }
     /// Empty when every leaf, prefix sum, group sum and last key agrees with the entries; else what does not (tests).

@@ -177,22 +177,29 @@ PreemptiveScheduler::Key PreemptiveScheduler::keyFor(const SchedContext& ctx, in
 
 void PreemptiveScheduler::enqueue(const SchedContext& ctx, int j)
 {
-    if (m_jobBucket[size_t(j)] >= 0)
+    const int known = m_jobBucket[size_t(j)];
+    if (known >= 0)
         return;
-    const Job& jb = ctx.job(j);
-    const uint64_t mask = ctx.rt(j).typeMask;
-    const int milli = jb.fractional() ? jb.milli() : 1000 * jb.wholeGpus();
-    auto it = m_bucketIndex.find({mask, milli});
-    if (it == m_bucketIndex.end()) {
-        it = m_bucketIndex.emplace(std::make_pair(mask, milli), int(m_buckets.size())).first;
-        Bucket b;
-        b.mask = mask;
-        b.milli = milli;
-        m_buckets.push_back(std::move(b));
+    int bucket;
+    if (known <= -2) {
+        bucket = -2 - known; // waited before: its shape (allowed types, demand) never changes
+    } else {
+        const Job& jb = ctx.job(j);
+        const uint64_t mask = ctx.rt(j).typeMask;
+        const int milli = jb.fractional() ? jb.milli() : 1000 * jb.wholeGpus();
+        auto it = m_bucketIndex.find({mask, milli});
+        if (it == m_bucketIndex.end()) {
+            it = m_bucketIndex.emplace(std::make_pair(mask, milli), int(m_buckets.size())).first;
+            Bucket b;
+            b.mask = mask;
+            b.milli = milli;
+            m_buckets.push_back(std::move(b));
+        }
+        bucket = it->second;
     }
     const PItem item {keyFor(ctx, j), j};
-    m_buckets[size_t(it->second)].items.insert(item);
-    m_jobBucket[size_t(j)] = it->second;
+    m_buckets[size_t(bucket)].items.insert(item);
+    m_jobBucket[size_t(j)] = bucket;
     m_jobItem[size_t(j)] = item;
     if (m_knob > 0)
         starvePush(ctx, j);
@@ -204,7 +211,7 @@ void PreemptiveScheduler::removePending(int j)
     if (b < 0)
         return;
     m_buckets[size_t(b)].items.erase(m_jobItem[size_t(j)]);
-    m_jobBucket[size_t(j)] = -1;
+    m_jobBucket[size_t(j)] = -2 - b; // not waiting; its bucket kept for the next time it waits
     if (m_knob > 0)
         starveDrop(j);
 }

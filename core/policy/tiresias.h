@@ -136,7 +136,7 @@ private:
     bool m_ownStart = false;
     std::map<std::pair<uint64_t, int>, int> m_bucketIndex;
     std::vector<Bucket> m_buckets;
-    std::vector<int> m_jobBucket;
+    std::vector<int> m_jobBucket; // waiting: its bucket; -2 - bucket: not waiting now; -1: never waited
     std::vector<PItem> m_jobItem;
     // Tiresias list position: queue, zone (0 = stayed running after the last pass, 1 = pending or appended
     // since), order inside the zone

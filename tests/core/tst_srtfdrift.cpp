@@ -7,6 +7,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <cmath>
 #include <array>
 #include <random>
 #include <vector>
@@ -249,6 +250,39 @@ private Q_SLOTS:
         QVERIFY(splits > 10);
         QVERIFY(drops > 0);
         QVERIFY(notFitting > 500);
+    }
+
+    void sortEntriesMatchesASort()
+    {
+        // the renewal's radix sort against std::sort by (u, job): ties in u (broken by job), zeros, values over
+        // many octaves and ones differing in their lowest bits only; short lists, and a negative u (a comparison
+        // sort then)
+        std::mt19937_64 rng(3);
+        std::vector<SrtfTree::Entry> v, want, tmp;
+        for (int round = 0; round < 300; ++round) {
+            const size_t n = round % 10 == 0 ? rng() % 64 : 64 + rng() % 3000;
+            v.clear();
+            for (size_t i = 0; i < n; ++i) {
+                double u;
+                switch (rng() % 4) {
+                case 0: u = double(rng() % 20); break; // ties
+                case 1: u = 0.0; break;
+                case 2: u = std::ldexp(double(rng() % 1000000), int(rng() % 40) - 20); break;
+                default: u = std::nextafter(1234.5, 1e9) + double(rng() % 3) * 1e-13; break;
+                }
+                if (round == 7 && i == n / 2)
+                    u = -1.0;
+                v.push_back({u, int(rng() % 100000), int(i)});
+            }
+            want = v;
+            std::sort(want.begin(), want.end());
+            SrtfTree::sortEntries(v, tmp);
+            QCOMPARE(v.size(), want.size());
+            for (size_t i = 0; i < n; ++i) {
+                QCOMPARE(v[i].u, want[i].u);
+                QCOMPARE(v[i].job, want[i].job);
+            }
+        }
     }
 
     void contendedRunsMatchASort_data()

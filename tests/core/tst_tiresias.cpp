@@ -135,7 +135,7 @@ ClusterSpec mixedMachines()
     c.types = {{"A", 1.0, 16, 1.0}, {"B", 0.7, 16, 0.5}};
     c.switches = {{"s0", 100}, {"s1", 100}};
     for (int m = 0; m < 20; ++m)
-        c.machines.push_back({"m" + std::to_string(m), m < 4 ? 0 : 1, m < 4 ? 8 : 2, m / 10, 0, 0, 25});
+        c.machines.push_back({"m" + std::to_string(m), m < 4 ? 0 : 1, m < 4 ? 8 : 2, 8.0, 64.0, m / 10, 25});
     c.finalize();
     return c;
 }
