@@ -317,8 +317,10 @@ void SrtfTree::nodes(std::vector<int>& out) const
 
 void SrtfTree::sortEntries(std::vector<Entry>& v, std::vector<Entry>& tmp)
 {
-    // by (u, job). The estimates are never negative, so their bits order as unsigned integers: a stable radix sort
-    // by the bytes of u that differ among them (least significant first), then each run of equal u by job
+    // by (u, job). The estimates are never negative, so their bits order as unsigned integers: a radix sort by
+    // the high four bytes of u that differ among them (sign, exponent and 20 bits of the fraction: u within a
+    // millionth of itself), then an insertion sort finishes the order (a few neighbours to swap; a comparison
+    // sort should it find many)
     const size_t n = v.size();
     uint64_t orAll = 0, andAll = ~uint64_t(0), most = 0;
     for (const Entry& e : v) {
@@ -336,7 +338,7 @@ void SrtfTree::sortEntries(std::vector<Entry>& v, std::vector<Entry>& tmp)
     tmp.resize(n);
     Entry* src = v.data();
     Entry* dst = tmp.data();
-    for (int shift = 0; shift < 64; shift += 8) {
+    for (int shift = 32; shift < 64; shift += 8) {
         if (((differ >> shift) & 0xFF) == 0)
             continue;
         size_t count[256] = {};
@@ -360,13 +362,20 @@ void SrtfTree::sortEntries(std::vector<Entry>& v, std::vector<Entry>& tmp)
     }
     if (src != v.data())
         std::copy(src, src + n, v.data());
-    for (size_t i = 0; i < n;) {
-        size_t j = i + 1;
-        while (j < n && v[j].u == v[i].u)
-            ++j;
-        if (j - i > 1)
-            std::sort(v.begin() + std::ptrdiff_t(i), v.begin() + std::ptrdiff_t(j));
-        i = j;
+    size_t moves = 0;
+    for (size_t i = 1; i < n; ++i) {
+        const Entry x = v[i];
+        size_t k = i;
+        while (k > 0 && x < v[k - 1]) {
+            v[k] = v[k - 1];
+            --k;
+            ++moves;
+        }
+        v[k] = x;
+        if (moves > 4 * n) {
+            std::sort(v.begin(), v.end());
+            return;
+        }
     }
 }
 
