@@ -9,6 +9,7 @@ void SrtfTree::reset(size_t jobs, size_t types)
 {
     m_types = types;
     m_count = 0;
+    ++m_version;
     m_slotU.clear();
     m_slotJob.clear();
     m_slotLine.clear();
@@ -24,19 +25,42 @@ void SrtfTree::reset(size_t jobs, size_t types)
     m_group.clear();
 }
 
-size_t SrtfTree::placeAtLeast(double x) const
+size_t SrtfTree::placeAtLeast(double x, size_t from) const
 {
     // branch-free halving: the first place whose last u is >= x
-    const double* base = m_lastU.data();
-    size_t n = m_lastU.size();
+    const double* base = m_lastU.data() + from;
+    size_t n = m_lastU.size() - from;
     if (n == 0)
-        return 0;
+        return from;
     while (n > 1) {
         const size_t half = n / 2;
         base = base[half - 1] < x ? base + half : base;
         n -= half;
     }
     return size_t(base - m_lastU.data()) + (*base < x ? 1 : 0);
+}
+
+void SrtfTree::seek(double x, size_t& place, int& index) const
+{
+    Cursor& c = m_cursor;
+    if (c.version == m_version && x >= c.x) {
+        // on from the last answer: a few places on, or searched beyond them
+        size_t p = c.place;
+        const size_t places = m_order.size();
+        size_t k = 0;
+        while (p < places && m_lastU[p] < x && k < 4) {
+            ++p;
+            ++k;
+        }
+        if (p < places && m_lastU[p] < x)
+            p = placeAtLeast(x, p);
+        place = p;
+        index = p >= places ? 0 : indexAtLeast(m_leaf[size_t(m_order[p])], p == c.place ? c.index : 0, x);
+    } else {
+        place = placeAtLeast(x);
+        index = place >= m_order.size() ? 0 : indexAtLeast(m_leaf[size_t(m_order[place])], 0, x);
+    }
+    c = {m_version, x, place, index};
 }
 
 size_t SrtfTree::placeOf(double u, int job) const
@@ -149,6 +173,7 @@ void SrtfTree::insert(int job, double u, const int64_t* use, const SrtfLine& lin
 {
     if (m_node[size_t(job)] >= 0)
         erase(job);
+    ++m_version;
     int s;
     if (!m_freeSlots.empty()) {
         s = m_freeSlots.back();
@@ -212,6 +237,7 @@ void SrtfTree::erase(int job)
     const int s = m_node[size_t(job)];
     if (s < 0)
         return;
+    ++m_version;
     const double u = m_slotU[size_t(s)];
     const int64_t* use = useAt(s);
     const size_t p = placeOf(u, job);
@@ -257,7 +283,9 @@ void SrtfTree::sum(double lo, double hi, int64_t* out) const
 {
     if (!(lo < hi))
         return;
-    size_t p = placeAtLeast(lo);
+    size_t p;
+    int i;
+    seek(lo, p, i);
     const size_t places = m_order.size();
     if (p >= places)
         return;
@@ -265,7 +293,6 @@ void SrtfTree::sum(double lo, double hi, int64_t* out) const
         for (size_t t = 0; t < m_types; ++t)
             out[t] += b[t] - a[t];
     };
-    int i = indexAtLeast(m_leaf[size_t(m_order[p])], 0, lo);
     while (p < places) {
         const int id = m_order[p];
         const Leaf& f = m_leaf[size_t(id)];
@@ -292,10 +319,11 @@ void SrtfTree::collect(double lo, double hi, std::vector<int>& out) const
 {
     if (!(lo < hi))
         return;
-    size_t p = placeAtLeast(lo);
+    size_t p;
+    int i;
+    seek(lo, p, i);
     if (p >= m_order.size())
         return;
-    int i = indexAtLeast(m_leaf[size_t(m_order[p])], 0, lo);
     for (; p < m_order.size(); ++p, i = 0) {
         const Leaf& f = m_leaf[size_t(m_order[p])];
         for (; i < f.n; ++i) {
@@ -382,6 +410,7 @@ void SrtfTree::sortEntries(std::vector<Entry>& v, std::vector<Entry>& tmp)
 void SrtfTree::rebuild(const std::vector<Entry>& order)
 {
     // every leaf laid out anew, kFill entries each (spread evenly), from the leaves' own storage
+    ++m_version;
     const size_t n = order.size();
     const size_t leaves = (n + kFill - 1) / kFill;
     for (const Entry& e : order)

@@ -120,8 +120,19 @@ private:
     void take(const int64_t* v, int64_t* bud) const { holdingTake(v, bud, m_types); }
     /// Whether pre[hi] - pre[lo] of a leaf fits in `bud`; taken when it does.
     bool takeSpan(int leaf, int lo, int hi, int64_t* bud) const;
-    /// The first place whose leaf's last u is >= x (leaves() when none).
-    size_t placeAtLeast(double x) const;
+    /// The first place whose leaf's last u is >= x (leaves() when none), searching [from, leaves()).
+    size_t placeAtLeast(double x, size_t from = 0) const;
+    /// The first entry with u >= x: its place (leaves() when none) and index in the leaf. A decision's walks ask
+    /// for rising x, so the search goes on from the last answer while nothing changed (m_version).
+    void seek(double x, size_t& place, int& index) const;
+    uint64_t m_version = 0; // bumped by every change of the entries
+    struct Cursor {
+        uint64_t version = ~uint64_t(0);
+        double x = 0;
+        size_t place = 0;
+        int index = 0;
+    };
+    mutable Cursor m_cursor;
     /// The first place whose leaf's last (u, job) is >= (u, job), or the last place.
     size_t placeOf(double u, int job) const;
     static int indexAtLeast(const Leaf& f, int from, double x);
@@ -134,11 +145,12 @@ private:
 
 template <class Near> int SrtfTree::walk(double a, double b, double c, double d, int64_t* bud, Near&& near) const
 {
-    size_t p = placeAtLeast(a);
+    size_t p;
+    int i;
+    seek(a, p, i);
     const size_t places = m_order.size();
     if (p >= places)
         return -1;
-    int i = indexAtLeast(m_leaf[size_t(m_order[p])], 0, a);
     while (p < places) {
         const int id = m_order[p];
         const Leaf& f = m_leaf[size_t(id)];

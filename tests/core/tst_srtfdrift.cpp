@@ -139,6 +139,7 @@ private Q_SLOTS:
         };
         auto key = [&] { return rng() % 3 == 0 ? double(rng() % 50) : double(rng() % 100000) / 97.0; };
         long splits = 0, drops = 0, notFitting = 0;
+        double lastA = 0; // where the last walk began
         for (int round = 0; round < 400; ++round) {
             const int before = t.leaves();
             const int ops = int(rng() % 40);
@@ -173,7 +174,7 @@ private Q_SLOTS:
                 QCOMPARE(t.leaves(), int((order.size() + SrtfTree::kFill - 1) / SrtfTree::kFill));
             }
             QVERIFY2(t.checkLayout().empty(), t.checkLayout().c_str());
-            const auto in = scan();
+            auto in = scan();
             QCOMPARE(t.size(), int(in.size()));
             if (in.empty())
                 continue;
@@ -184,9 +185,36 @@ private Q_SLOTS:
             for (size_t i = 0; i < in.size(); ++i)
                 QCOMPARE(t.jobAt(all[i]), in[i].second);
             for (int q = 0; q < 20; ++q) {
+                if (q % 4 == 3) {
+                    // changes between two questions where the first began (the index keeps its last answer while
+                    // nothing changes): the jobs just below it leave, jobs just above it arrive; the next question
+                    // begins there again
+                    std::vector<std::pair<double, int>> below;
+                    for (const auto& [x, j] : in)
+                        if (x < lastA)
+                            below.push_back({x, j});
+                    for (size_t k = 0; k < 3 && k < below.size(); ++k) {
+                        const int j = below[below.size() - 1 - k].second;
+                        t.erase(j);
+                        u[size_t(j)] = -1;
+                    }
+                    for (int k = 0; k < 40; ++k) {
+                        const int j = int(rng() % jobs);
+                        if (u[size_t(j)] >= 0)
+                            continue;
+                        u[size_t(j)] = lastA + double(k + 1) * 1e-6;
+                        use[size_t(j)] = {int64_t(rng() % 4000), int64_t(rng() % 2000)};
+                        t.insert(j, u[size_t(j)], use[size_t(j)].data(), SrtfLine {});
+                    }
+                    in = scan();
+                    if (in.empty())
+                        break;
+                }
                 double lo = key(), hi = key();
                 if (hi < lo)
                     std::swap(lo, hi);
+                if (q % 4 == 3)
+                    lo = std::min(lastA, hi);
                 std::array<int64_t, 2> got {0, 0}, want {0, 0};
                 t.sum(lo, hi, got.data());
                 std::vector<int> col, wantCol;
@@ -205,6 +233,7 @@ private Q_SLOTS:
                 // does not fit when it is a multiple of 5), [b, c) kept while it fits
                 double cut[4] = {key(), key(), key(), key()};
                 std::sort(cut, cut + 4);
+                lastA = cut[0];
                 std::array<int64_t, 2> bud {int64_t(rng() % 400000), int64_t(rng() % 200000)}, left = bud;
                 int expect = -1;
                 for (const auto& [x, j] : in) {
