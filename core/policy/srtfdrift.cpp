@@ -174,7 +174,7 @@ double SrtfDrift::valueAt(int n) const
     return m_tree.lineAt(n).at(m_now);
 }
 
-bool SrtfDrift::inRange(int n, double v, double eps, const Pos* from, const Pos* to)
+__attribute__((always_inline)) inline bool SrtfDrift::inRange(int n, double v, double eps, const Pos* from, const Pos* to)
 {
     // the line's value now is within eps of the exact work left: the exact position only where that decides
     if (from) {
