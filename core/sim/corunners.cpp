@@ -24,7 +24,7 @@ int Simulator::coRunnersOf(int j) const
     return r.partner >= 0 && m_rt[size_t(r.partner)].status == JobStatus::Running ? std::max(0, co - 1) : co;
 }
 
-void Simulator::refreshRatesOn(const std::vector<GpuSlot>& slots, int except)
+void Simulator::refreshRatesOn(const std::vector<GpuSlot>& slots, int except, bool started)
 {
     if (m_cfg.perf.ideal || m_cfg.perf.interference <= 0)
         return;
@@ -32,8 +32,9 @@ void Simulator::refreshRatesOn(const std::vector<GpuSlot>& slots, int except)
     // running job (JobRuntime::coRunners) as the job counts of its machines change. Only the machines of
     // `slots` changed (by one job each, all the same way), so with v the largest count (less one) among them on
     // a job's placement: v >= coRunners makes v the new busiest; v < coRunners - 1 leaves the busiest machine
-    // elsewhere and coRunners as it is; only in between are the job's slots read. A job on one machine (most)
-    // has v as its co-runners at once.
+    // elsewhere and coRunners as it is; only in between are the job's slots read, and only when a job stopped
+    // (`started`: the counts rose, so a machine below the busiest one stays below it). A job on one machine
+    // (most) has v as its co-runners at once.
     const bool checkAll = m_cfg.checkInvariants;
     auto rerate = [&](int o, int v) {
         JobRuntime& r = m_rt[size_t(o)];
@@ -42,7 +43,7 @@ void Simulator::refreshRatesOn(const std::vector<GpuSlot>& slots, int except)
             co = coRunnersOf(o);
         else if (r.machines == 1 || v >= r.coRunners)
             co = v;
-        else if (v < r.coRunners - 1)
+        else if (started || v < r.coRunners - 1)
             co = r.coRunners;
         else
             co = coRunnersOf(o);

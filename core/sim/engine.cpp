@@ -163,7 +163,7 @@ double SchedContext::startChecked(int job, std::vector<GpuSlot> slots, std::stri
         o->onJobStarted(s.m_now, job, r);
     s.m_policy->onJobStarted(job, s.m_now, r);
     if (co > 0)
-        s.refreshRatesOn(r.slots, job);
+        s.refreshRatesOn(r.slots, job, true);
     return r.rate;
 }
 
@@ -523,7 +523,7 @@ void Simulator::stopJob(int j, bool finished)
     std::vector<GpuSlot> released;
     released.swap(r.slots);
     if (!released.empty())
-        refreshRatesOn(released, j);
+        refreshRatesOn(released, j, false);
     if (!m_offline.empty()) // a failed or draining machine keeps the GPUs it gets back
         for (const GpuSlot& g : released)
             if (const int m = m_cluster.machineOfGpu(g.gpu); m_offline[size_t(m)] != 0)

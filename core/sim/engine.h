@@ -433,7 +433,7 @@ private:
     void stopJob(int j, bool finished);
     void scheduleCompletion(int j);
     void bringUpToDate(int j);
-    void refreshRatesOn(const std::vector<GpuSlot>& slots, int except);
+    void refreshRatesOn(const std::vector<GpuSlot>& slots, int except, bool started);
     double computeRate(int j, bool drawNoise);
     void finishRun();
     std::string validateStart(int j, const std::vector<GpuSlot>& slots) const;

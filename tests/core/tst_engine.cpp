@@ -16,6 +16,16 @@ using namespace ss;
 
 namespace {
 
+Job jobOf(int64_t id, double submit, double gpus, double duration)
+{
+    Job j;
+    j.id = id;
+    j.submit = submit;
+    j.gpus = gpus;
+    j.duration = duration;
+    return j;
+}
+
 // A deliberately simple test scheduler: strict FIFO, lowest-id GPUs first. Independent of core/policy.
 class TestFifo : public Scheduler {
 public:
@@ -503,7 +513,7 @@ private Q_SLOTS:
         const ClusterSpec c = smallCluster(4, 4);
         Trace t;
         for (int i = 0; i < 100; ++i)
-            t.jobs.push_back(Job {i, i * 20.0, double(1 + i % 4), 100.0 + i});
+            t.jobs.push_back(jobOf(i, i * 20.0, double(1 + i % 4), 100.0 + i));
         auto runWith = [&](uint64_t seed) {
             TestFifo p;
             RunConfig cfg;
@@ -529,7 +539,7 @@ private Q_SLOTS:
         const ClusterSpec c = smallCluster(50, 2);
         Trace t;
         for (int i = 0; i < 90; ++i)
-            t.jobs.push_back(Job {i, 0.0, 1.0, 10.0 + i});
+            t.jobs.push_back(jobOf(i, 0.0, 1.0, 10.0 + i));
         struct Silent : Scheduler {
             std::string name() const override { return "silent"; }
             void schedule(SchedContext& ctx) override
@@ -575,7 +585,7 @@ private Q_SLOTS:
         const ClusterSpec c = smallCluster(3, 2);
         Trace t;
         for (int i = 0; i < 40; ++i)
-            t.jobs.push_back(Job {i, i * 7.0, double(1 + i % 3), 30.0 + (i * 13) % 50});
+            t.jobs.push_back(jobOf(i, i * 7.0, double(1 + i % 3), 30.0 + (i * 13) % 50));
         PreemptOnce p;
         p.at = 100;
         RunConfig cfg = idealCfg();
