@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <string>
@@ -40,6 +41,14 @@ struct BenchResult {
     long peakKb = 0;
     int finished = 0;
     double meanJct = 0;
+    long long logBytes = -1; // the decision log's size (--log), -1 without one
+};
+
+/// --log: each run streams its decision log to a file of its own in `dir`, removed once its size is read.
+struct BenchLog {
+    bool on = false;
+    std::string dir;
+    int queueLimit = 0;
 };
 
 /// "all": every registered policy that is not learned (ordering x placement, joint); "learned": the learned
@@ -92,7 +101,7 @@ constexpr double kLeastGrowth = 0.9;
 
 /// One run in a child process; false when it failed, `timedOut` when it ran past `budget` seconds.
 bool benchOne(const ClusterSpec& cluster, const std::string& policy, long n, uint64_t seed, double load, double budget,
-              BenchResult& r, bool& timedOut)
+              const BenchLog& log, BenchResult& r, bool& timedOut)
 {
     int fd[2];
     if (pipe(fd) != 0)
@@ -114,7 +123,20 @@ bool benchOne(const ClusterSpec& cluster, const std::string& policy, long n, uin
         RunSpec spec;
         spec.policy = policy;
         spec.config.seed = seed;
+        std::string logPath;
+        if (log.on) {
+            logPath = log.dir + "/schedstudio-bench-" + std::to_string(getpid()) + ".sslog";
+            spec.decisionLogPath = logPath;
+            if (log.queueLimit >= 0)
+                spec.config.logQueueLimit = log.queueLimit;
+            applyLogLimitsFor(t.jobs.size(), spec.config, log.queueLimit >= 0); // as run --log-out
+        }
         const RunOutput o = runSimulation(cluster, t, spec);
+        if (log.on) {
+            std::ifstream f(logPath, std::ios::binary | std::ios::ate);
+            c.logBytes = f ? (long long)f.tellg() : -1;
+            std::remove(logPath.c_str());
+        }
         c.jobs = n;
         c.events = o.summary.events;
         c.decisions = o.summary.decisions;
@@ -167,13 +189,25 @@ int cmdBench(Args& a)
     const double budget = a.getDouble("max-seconds", 300);
     const long learnedMax = a.getInt("learned-max-jobs", 10000);
     const double floor = a.getDouble("fit-floor", 0.05);
+    BenchLog log;
+    log.on = a.flag("log");
+    log.queueLimit = int(a.getInt("log-queue", -1)); // -1: as run --log-out keeps by default (defaultLogQueueLimit)
+    if (log.queueLimit < -1)
+        throw UsageError("--log-queue: expected 0 or more queued jobs per decision record");
+    log.dir = a.get("log-dir", std::getenv("TMPDIR") && *std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp");
     a.finish();
     const ClusterSpec cluster = readCluster(clusterName);
     std::printf("bench: cluster %s (%d machines, %d GPUs), load %.2f, seed %llu, one process per run\n",
                 cluster.name.c_str(), cluster.machineCount(), cluster.totalGpus(), load,
                 static_cast<unsigned long long>(seed));
-    std::printf("%-20s %9s %10s %10s %9s %9s %12s %10s\n", "policy", "jobs", "events", "decisions", "gen s", "sim s",
-                "jobs/s", "peak MiB");
+    if (log.on)
+        std::printf("each run streams its decision log to %s, with run --log-out's limits (per record: %s queued jobs, "
+                    "%d placements with scores; above %zu jobs %d and %d); sim s includes writing it\n",
+                    log.dir.c_str(), log.queueLimit >= 0 ? std::to_string(log.queueLimit).c_str() : "1000",
+                    RunConfig {}.logPlacementLimit, kLogBigTrace, log.queueLimit >= 0 ? log.queueLimit : kLogQueueBig,
+                    kLogPlacementsBig);
+    std::printf("%-20s %9s %10s %10s %9s %9s %12s %10s%s\n", "policy", "jobs", "events", "decisions", "gen s", "sim s",
+                "jobs/s", "peak MiB", log.on ? "    log MiB" : "");
     std::fflush(stdout);
     struct Row {
         std::string policy;
@@ -214,7 +248,7 @@ int cmdBench(Args& a)
             }
             BenchResult r;
             bool timedOut = false;
-            const bool ok = benchOne(cluster, policy, n, seed, load, budget, r, timedOut);
+            const bool ok = benchOne(cluster, policy, n, seed, load, budget, log, r, timedOut);
             if (timedOut) {
                 std::printf("%-20s %9ld   stopped after the %.0f s budget (--max-seconds)\n", policy.c_str(), n, budget);
                 row.cells[n] = "> " + fmtSeconds(budget);
@@ -223,9 +257,12 @@ int cmdBench(Args& a)
                 std::printf("%-20s %9ld   failed\n", policy.c_str(), n);
                 row.cells[n] = "failed";
             } else {
-                std::printf("%-20s %9ld %10llu %10llu %9.2f %9.2f %12.0f %10.1f\n", policy.c_str(), r.jobs, r.events,
+                std::printf("%-20s %9ld %10llu %10llu %9.2f %9.2f %12.0f %10.1f", policy.c_str(), r.jobs, r.events,
                             r.decisions, r.genSeconds, r.simSeconds, double(r.jobs) / std::max(r.simSeconds, 1e-9),
                             r.peakKb / 1024.0);
+                if (log.on)
+                    std::printf(" %10.1f", double(r.logBytes) / (1024.0 * 1024.0));
+                std::printf("\n");
                 row.cells[n] = fmtSeconds(r.simSeconds);
                 row.pts.push_back({n, r.simSeconds});
             }
@@ -255,8 +292,9 @@ int cmdBench(Args& a)
 }
 CliCommand c5("bench",
               "[--sizes 10000,100000,1000000] [--policies all|learned|A,B,...] [--cluster alibaba-scale] [--load 0.8] "
-              "[--seed 1] [--max-seconds 300] [--learned-max-jobs 10000] [--fit-floor 0.05] : engine and policy benchmark "
-              "with a growth exponent per policy",
+              "[--seed 1] [--max-seconds 300] [--learned-max-jobs 10000] [--fit-floor 0.05] [--log [--log-queue N] "
+              "[--log-dir DIR]] : engine and policy benchmark with a growth exponent per policy (--log: with the "
+              "decision log written)",
               &cmdBench);
 
 } // namespace

@@ -49,6 +49,11 @@ RunSpec runSpecFromArgs(Args& a)
     s.options.checkpoint = a.get("checkpoint", "");
     s.config.maxTime = a.getDouble("max-time", kInf);
     s.config.checkInvariants = a.flag("check-invariants");
+    // queued jobs kept per decision record (highest priority first; the record keeps the full length too)
+    const long logQueue = a.getInt("log-queue", s.config.logQueueLimit);
+    if (logQueue < 0 || logQueue > 1000000)
+        throw UsageError("--log-queue: expected 0 to 1000000 queued jobs per decision record, got " + std::to_string(logQueue));
+    s.config.logQueueLimit = int(logQueue);
     return s;
 }
 
@@ -215,6 +220,14 @@ int cmdRun(Args& a)
     const bool jsonl = logOut.size() > 6 && logOut.compare(logOut.size() - 6, 6, ".jsonl") == 0;
     if (!jsonl)
         run.spec.decisionLogPath = logOut;
+    if (!logOut.empty() && plan.inputs[0].trace->jobs.size() > kLogBigTrace) {
+        applyLogLimitsFor(plan.inputs[0].trace->jobs.size(), run.spec.config, a.has("log-queue"));
+        std::fprintf(stderr,
+                     "decision log: a trace of more than %zu jobs: each record keeps the first %d queued jobs (--log-queue "
+                     "N keeps N) and the queue's length, and %d placements with their machines' scores (every start "
+                     "is recorded)\n",
+                     kLogBigTrace, run.spec.config.logQueueLimit, run.spec.config.logPlacementLimit);
+    }
     // runs saved to a database keep their decision log (for the studio to replay) unless they are huge
     run.spec.keepDecisionLog = jsonl || wantsDecisionLog(a) || (a.has("db") && plan.inputs[0].trace->jobs.size() <= 100000);
     peekStoreOptions(a);

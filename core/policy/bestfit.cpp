@@ -21,9 +21,9 @@ public:
         // machines that hold the job score 1 + 1 / (1 + slack) (bestFitMachine's order: least slack, then
         // lowest id); the others by free GPUs, below 1; a span scores its machines in the order it takes them
         if (scores)
-            for (int m = 0; m < f.M; ++m)
-                if (const int fr = f.s.freeGpus(m); fr > 0 && machineAllowed(f.c, m, f.mask))
-                    (*scores)[size_t(m)] = fr >= f.k ? 1.0f + 1.0f / float(1 + fr - f.k) : float(fr) / (f.maxG + 1.0f);
+            forMachinesWithFree(f.s, f.types, [&](int m, int fr) {
+                (*scores)[size_t(m)] = fr >= f.k ? 1.0f + 1.0f / float(1 + fr - f.k) : float(fr) / (f.maxG + 1.0f);
+            });
         if (freeOfTypes(f.s, f.types) < f.k)
             return false;
         if (const int m = tightestMachine(f); m >= 0) {

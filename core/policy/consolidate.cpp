@@ -25,18 +25,13 @@ public:
         // 1 + free / (most + 1); the others free / (most + 1); a span scores its machines 2 + 1 / (1 + i) in
         // the order it takes them
         if (scores) {
-            std::vector<int> swFree(f.c.switches.size(), 0);
-            for (int m = 0; m < f.M; ++m)
-                if (machineAllowed(f.c, m, f.mask))
-                    swFree[size_t(f.c.machines[size_t(m)].sw)] += f.s.freeGpus(m);
-            for (int m = 0; m < f.M; ++m) {
-                const int fr = f.s.freeGpus(m);
-                if (fr == 0 || !machineAllowed(f.c, m, f.mask))
-                    continue;
-                const bool swHolds = swFree[size_t(f.c.machines[size_t(m)].sw)] >= f.k;
+            m_swFree.assign(f.c.switches.size(), 0);
+            forMachinesWithFree(f.s, f.types, [&](int m, int fr) { m_swFree[size_t(f.c.machines[size_t(m)].sw)] += fr; });
+            forMachinesWithFree(f.s, f.types, [&](int m, int fr) {
+                const bool swHolds = m_swFree[size_t(f.c.machines[size_t(m)].sw)] >= f.k;
                 (*scores)[size_t(m)] = fr >= f.k ? 2.0f + 1.0f / float(1 + fr - f.k)
                                                  : (swHolds ? 1.0f : 0.0f) + float(fr) / (f.maxG + 1.0f);
-            }
+            });
         }
         if (freeOfTypes(f.s, f.types) < f.k)
             return false;
@@ -93,6 +88,7 @@ private:
     // scratch of the spanning case, kept between placements
     std::vector<int> m_cand;
     std::vector<std::pair<int, int>> m_bySw; // (switch, free GPUs) per candidate
+    std::vector<int> m_swFree;               // the log's scores: free GPUs of an allowed type per switch
 };
 
 const PolicyRegistrar reg({.name = "consolidate",

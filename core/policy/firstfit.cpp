@@ -17,18 +17,16 @@ public:
         if (f.types.empty())
             return false;
         // the key: lower id first, machines that hold the whole job (score above 1) before the others
-        if (scores)
-            for (int m = 0; m < f.M; ++m) {
-                if (!machineAllowed(f.c, m, f.mask))
-                    continue;
-                const float idKey = 1.0f - float(m) / float(f.M);
-                if (f.fractional) {
+        if (scores) {
+            auto idKey = [&](int m) { return 1.0f - float(m) / float(f.M); };
+            if (f.fractional) {
+                for (const int m : machinesWithMilli(f.s, f.types, f.milli))
                     if (bestGpuOn(f.s, f.c, m, f.milli, false) >= 0)
-                        (*scores)[size_t(m)] = idKey;
-                } else if (const int fr = f.s.freeGpus(m); fr > 0) {
-                    (*scores)[size_t(m)] = (fr >= f.k ? 1.0f : 0.0f) + idKey;
-                }
+                        (*scores)[size_t(m)] = idKey(m);
+            } else {
+                forMachinesWithFree(f.s, f.types, [&](int m, int fr) { (*scores)[size_t(m)] = (fr >= f.k ? 1.0f : 0.0f) + idKey(m); });
             }
+        }
         if (f.fractional) {
             const int m = firstWithMilli(f.s, f.types, f.milli, 0);
             if (m < 0)

@@ -37,9 +37,8 @@ public:
         // machines that hold the job score 1 + free / most (mostFreeMachine's order: most free, lowest id);
         // the others free / most, below 1; a span scores its machines in the order it takes them
         if (scores)
-            for (int m = 0; m < f.M; ++m)
-                if (const int fr = f.s.freeGpus(m); fr > 0 && machineAllowed(f.c, m, f.mask))
-                    (*scores)[size_t(m)] = (fr >= f.k ? 1.0f : 0.0f) + float(fr) / f.maxG;
+            forMachinesWithFree(f.s, f.types,
+                                [&](int m, int fr) { (*scores)[size_t(m)] = (fr >= f.k ? 1.0f : 0.0f) + float(fr) / f.maxG; });
         if (freeOfTypes(f.s, f.types) < f.k)
             return false;
         int best = -1;

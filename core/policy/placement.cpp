@@ -213,6 +213,15 @@ bool placeAndStart(SchedContext& ctx, int job, Placement& p, const char* reason)
         ctx.start(job, std::move(slots), reason);
         return true;
     }
+    if (!ctx.placementScoresKept()) {
+        // past the record's placement limit: a failed attempt is not recorded and a start is recorded without
+        // scores (SchedContext::recordPlacement), so none are computed
+        if (!p.place(ctx, job, slots, nullptr))
+            return false;
+        ctx.recordPlacement(job, slots, {}, std::string(reason) + " (" + p.name() + ")");
+        ctx.start(job, std::move(slots), reason);
+        return true;
+    }
     std::vector<float> scores;
     const bool ok = p.place(ctx, job, slots, &scores);
     ctx.recordPlacement(job, slots, std::move(scores),
@@ -225,6 +234,8 @@ bool placeAndStart(SchedContext& ctx, int job, Placement& p, const char* reason)
 
 void explainPlacement(SchedContext& ctx, int job, Placement& p, const std::string& reason)
 {
+    if (!ctx.placementScoresKept())
+        return; // a failed attempt past the record's placement limit is not recorded
     std::vector<GpuSlot> slots;
     std::vector<float> scores;
     p.place(ctx, job, slots, &scores);

@@ -29,6 +29,14 @@ int firstWithMilli(const ClusterState& s, const TypeList& types, int milli, int 
 /// Machines (id order) with at least one whole free GPU (resp. a GPU with `milli` free) of an allowed type.
 std::vector<int> machinesWithFree(const ClusterState& s, const TypeList& types);
 std::vector<int> machinesWithMilli(const ClusterState& s, const TypeList& types, int milli);
+/// Calls fn(m, free whole GPUs of m) for every machine with at least one free whole GPU of an allowed type, in
+/// id order, through the state's free-level bitsets: a placement's scores for the decision log (every other
+/// machine keeps -1) cost the machines with room, not the whole cluster.
+template <class F> void forMachinesWithFree(const ClusterState& s, const TypeList& types, F fn)
+{
+    for (int m = firstWithFree(s, types, 1, 0); m >= 0; m = firstWithFree(s, types, 1, m + 1))
+        fn(m, s.freeGpus(m));
+}
 /// Takes n whole free GPUs of machine m, lowest index first.
 void takeWhole(const ClusterState& s, const ClusterSpec& c, int m, int n, std::vector<GpuSlot>& out);
 /// GPU of machine m whose free share >= milli is the smallest (largest = the largest); -1 when none.

@@ -103,8 +103,13 @@ void QueuedScheduler::recordRanking(SchedContext& ctx)
     while (served.size() < limit && !heads.empty()) {
         std::pop_heap(heads.begin(), heads.end(), later);
         Head& h = heads.back();
-        served.push_back({h.it->job, h.group, h.it->key});
-        if (++h.it == h.end)
+        // the head's bucket goes on while it stays ahead of the best of the others (runs of one shape are common)
+        const Head* rival = heads.size() > 1 ? &heads.front() : nullptr;
+        do {
+            served.push_back({h.it->job, h.group, h.it->key});
+            ++h.it;
+        } while (served.size() < limit && h.it != h.end && (!rival || later(*rival, h)));
+        if (h.it == h.end)
             heads.pop_back();
         else
             std::push_heap(heads.begin(), heads.end(), later);

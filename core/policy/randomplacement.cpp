@@ -50,9 +50,7 @@ public:
             return true;
         }
         if (scores)
-            for (int m = 0; m < f.M; ++m)
-                if (const int fr = f.s.freeGpus(m); fr > 0 && machineAllowed(f.c, m, f.mask))
-                    (*scores)[size_t(m)] = fr >= f.k ? 1.0f : 0.5f;
+            forMachinesWithFree(f.s, f.types, [&](int m, int fr) { (*scores)[size_t(m)] = fr >= f.k ? 1.0f : 0.5f; });
         if (freeOfTypes(f.s, f.types) < f.k)
             return false;
         // the machines that hold the job, in id order, counted and indexed through the state's free-level

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "policy/placement.h"
@@ -223,18 +224,73 @@ void TetrisScheduler::schedule(SchedContext& ctx)
         }
         return sw > 0 ? sa / sw : 0.0;
     };
+    // The log's scores visit only the machines a job fits on, found through the state's free-level bitsets (the
+    // others cannot take it), and the window's weight on a machine once per machine at one state.
+    auto forFitting = [&](int j, auto fn) {
+        const uint64_t mask = ctx.rt(j).typeMask;
+        const bool frac = m_jFrac[size_t(j)];
+        const int k = m_jWhole[size_t(j)];
+        if (!frac && k <= 0) { // (no GPU asked: the bitsets do not list every machine)
+            for (int m = 0; m < cl.machineCount(); ++m)
+                if (fitsOn(ctx, j, m))
+                    fn(m);
+            return;
+        }
+        auto next = [&](int from) {
+            int best = -1;
+            for (int t = 0; t < int(cl.types.size()) && t < 64; ++t)
+                if ((mask >> t) & 1ULL) {
+                    const int m = frac ? st.firstMachineWithFreeMilli(m_jMilli[size_t(j)], from, t) : st.firstMachineWithFree(k, from, t);
+                    if (m >= 0 && (best < 0 || m < best))
+                        best = m;
+                }
+            return best;
+        };
+        for (int m = next(0); m >= 0; m = next(m + 1))
+            if (fitsOn(ctx, j, m))
+                fn(m);
+    };
+    // weightOn(window, m) at the current state, NaN until needed; a start makes its machines' stale
+    std::vector<double>& weight = m_logWeight;
+    if (ctx.recording())
+        weight.assign(size_t(cl.machineCount()), std::numeric_limits<double>::quiet_NaN());
+    // Machines in the same state (GPUs, CPUs and memory, what of them is free or used) weigh the window the same,
+    // bit for bit: align and work read nothing else of a machine. Many are (idle machines of one kind), so the
+    // weight is computed once per state at a decision.
+    m_logWeightByState.clear();
+    auto weightAt = [&](int m) {
+        double& w = weight[size_t(m)];
+        if (std::isnan(w)) {
+            const Machine& mc = cl.machines[size_t(m)];
+            const std::array<double, 7> key {double(mc.gpus), double(mc.cpus), mc.memoryGb, double(st.freeGpus(m)),
+                                             double(st.maxFreeMilliOn(m)), m_cpuUsed[size_t(m)], m_memUsed[size_t(m)]};
+            const auto it = std::find_if(m_logWeightByState.begin(), m_logWeightByState.end(),
+                                         [&](const auto& e) { return std::memcmp(e.first.data(), key.data(), sizeof key) == 0; });
+            if (it != m_logWeightByState.end()) {
+                w = it->second;
+            } else {
+                w = weightOn(window, m);
+                if (m_logWeightByState.size() < 256)
+                    m_logWeightByState.push_back({key, w});
+            }
+        }
+        return w;
+    };
+    auto started = [&](const std::vector<GpuSlot>& slots) {
+        if (ctx.recording())
+            for (const GpuSlot& g : slots)
+                weight[size_t(cl.machineOfGpu(g.gpu))] = std::numeric_limits<double>::quiet_NaN();
+    };
     auto affinityOf = [&](int j) {
         std::vector<float> a(size_t(cl.machineCount()), 0.0f);
         float lo = std::numeric_limits<float>::max();
         std::vector<char> ok(a.size(), 0);
-        for (int m = 0; m < cl.machineCount(); ++m)
-            if (fitsOn(ctx, j, m)) {
-                std::vector<int> one {j};
-                const double s = align(ctx, j, m) - weightOn(window, m) * work(ctx, j, m);
-                a[size_t(m)] = float(s);
-                ok[size_t(m)] = 1;
-                lo = std::min(lo, a[size_t(m)]);
-            }
+        forFitting(j, [&](int m) {
+            const double s = align(ctx, j, m) - weightAt(m) * work(ctx, j, m);
+            a[size_t(m)] = float(s);
+            ok[size_t(m)] = 1;
+            lo = std::min(lo, a[size_t(m)]);
+        });
         const float floorV = lo == std::numeric_limits<float>::max() ? -1.0f : lo - 1.0f;
         for (size_t m = 0; m < a.size(); ++m)
             if (!ok[m])
@@ -246,9 +302,7 @@ void TetrisScheduler::schedule(SchedContext& ctx)
         std::vector<ScoredJob> ranked;
         for (int j : window) {
             double best = -std::numeric_limits<double>::infinity();
-            for (int m = 0; m < cl.machineCount(); ++m)
-                if (fitsOn(ctx, j, m))
-                    best = std::max(best, align(ctx, j, m) - weightOn(window, m) * work(ctx, j, m));
+            forFitting(j, [&](int m) { best = std::max(best, align(ctx, j, m) - weightAt(m) * work(ctx, j, m)); });
             ranked.push_back({j, std::isfinite(best) ? float(best) : kNoScore});
         }
         std::stable_sort(ranked.begin(), ranked.end(), [](const ScoredJob& a, const ScoredJob& b) {
@@ -429,8 +483,10 @@ void TetrisScheduler::schedule(SchedContext& ctx)
                         slots.push_back({x, 1000});
             }
             if (ctx.recording())
-                ctx.recordPlacement(best, slots, affinityOf(best), "tetris: best packing score on machine " + cl.machines[size_t(m)].name);
+                ctx.recordPlacement(best, slots, ctx.placementScoresKept() ? affinityOf(best) : std::vector<float> {},
+                                    "tetris: best packing score on machine " + cl.machines[size_t(m)].name);
             charge(best, slots, +1.0);
+            started(slots);
             ctx.start(best, slots, "tetris");
             m_windowValid = false;
             const size_t at = size_t(std::find(cands.begin(), cands.end(), best) - cands.begin());
@@ -453,6 +509,7 @@ void TetrisScheduler::schedule(SchedContext& ctx)
             if (ctx.recording())
                 ctx.recordPlacement(j, slots, std::move(scores), "tetris: spans machines (consolidate)");
             charge(j, slots, +1.0);
+            started(slots);
             ctx.start(j, slots, "tetris");
             m_windowValid = false;
         }

@@ -48,6 +48,8 @@ private:
     void queuePush(int j);
     std::vector<int> m_windowJobs; ///< the window of the last decision
     bool m_windowValid = false;    ///< still the window: full, and no job started since
+    std::vector<double> m_logWeight; ///< the decision log's ranking: the window's weight per machine
+    std::vector<std::pair<std::array<double, 7>, double>> m_logWeightByState; ///< ... per machine state
     bool m_stoppedSince = false;   ///< a job stopped since the last decision
     std::vector<int64_t> m_stateSig, m_sigScratch; ///< free capacity at the end of the last decision, and now
     void stateSignature(const ClusterState& st, std::vector<int64_t>& out) const;

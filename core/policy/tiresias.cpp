@@ -273,6 +273,44 @@ float PreemptiveScheduler::scoreOf(const Key& k) const
     return 0;
 }
 
+void PreemptiveScheduler::recordRanking(SchedContext& ctx)
+{
+    // The record keeps the first logQueueLimit() waiting jobs in priority order: a merge of the buckets' sorted
+    // sets up to that many (each bucket is in priority order, and one order holds across them), not a sort of
+    // the whole queue at every decision.
+    using It = SortedChunks<PItem>::const_iterator;
+    struct Head {
+        It it, end;
+    };
+    auto later = [](const Head& x, const Head& y) { return *y.it < *x.it; }; // heap order: the first served on top
+    std::vector<Head> heads;
+    size_t total = 0;
+    for (const Bucket& b : m_buckets) {
+        total += b.items.size();
+        if (!b.items.empty())
+            heads.push_back({b.items.begin(), b.items.end()});
+    }
+    std::make_heap(heads.begin(), heads.end(), later);
+    const size_t limit = std::min(total, size_t(std::max(0, ctx.logQueueLimit())));
+    std::vector<ScoredJob> ranked;
+    ranked.reserve(limit);
+    while (ranked.size() < limit && !heads.empty()) {
+        std::pop_heap(heads.begin(), heads.end(), later);
+        Head& h = heads.back();
+        // the head's bucket goes on while it stays ahead of the best of the others (runs of one shape are common)
+        const PItem* rival = heads.size() > 1 ? &*heads.front().it : nullptr;
+        do {
+            ranked.push_back({h.it->job, scoreOf(h.it->key)});
+            ++h.it;
+        } while (ranked.size() < limit && h.it != h.end && (!rival || *h.it < *rival));
+        if (h.it == h.end)
+            heads.pop_back();
+        else
+            std::push_heap(heads.begin(), heads.end(), later);
+    }
+    ctx.recordQueue(std::move(ranked), int(total));
+}
+
 void PreemptiveScheduler::schedule(SchedContext& ctx)
 {
     const double now = ctx.now();
@@ -326,17 +364,8 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
             promoteStarved(ctx);
     }
 
-    if (ctx.recording()) {
-        std::vector<PItem> all;
-        for (const Bucket& b : m_buckets)
-            all.insert(all.end(), b.items.begin(), b.items.end());
-        std::sort(all.begin(), all.end());
-        std::vector<ScoredJob> ranked;
-        ranked.reserve(all.size());
-        for (const PItem& it : all)
-            ranked.push_back({it.job, scoreOf(it.key)});
-        ctx.recordQueue(std::move(ranked));
-    }
+    if (ctx.recording())
+        recordRanking(ctx);
 
     // --- the walk: admission by GPU count per type (thousandths of a GPU) ---
     const size_t T = m_types;

@@ -219,6 +219,8 @@ private:
     void demoteRunning(const SchedContext& ctx);
     void promoteStarved(const SchedContext& ctx);
     void requestWake(SchedContext& ctx);
+    /// The decision record's queue: the first logQueueLimit() waiting jobs in priority order, and how many wait.
+    void recordRanking(SchedContext& ctx);
     float scoreOf(const Key& k) const;
 };
 

@@ -87,10 +87,14 @@ void Replayer::seek(int k)
 }
 
 // ------------------------------------------------------------------------------------------ binary encoding
-// Record layout (version 6; all integers LEB128 varints, signed ones zig-zag; floats raw little-endian bits
+// Record layout (version 7; all integers LEB128 varints, signed ones zig-zag; floats raw little-endian bits
 // so that a round trip is exact, NaN "no score" included):
 //   index time(f64) arrived[] finished[] queueLength queue[] preempted[] placements[] admissions[] allocation
 //   int lists: count, then zig-zag deltas from the previous value (job ids are mostly increasing)
+//   queue (version 7): item count, then runs until that many items: a varint h; h even: h/2 items copied from the
+//          previous record's queue of the stream, from the place (zig-zag) after the last copied run's end (0 at a
+//          record's start); h odd: h/2 literal items (their job deltas chained across the record's literal items).
+//          Versions 2 to 6: item count, then the items.
 //   queue item: job(zz delta) flags(bit0 std, bit1 gate, bit2 critic) priority(f32) [std f32] [gate f32] [critic f32]
 //   placement: job(zz) slots(count, gpu, milli) machines(count, values) affinity(count, f32...)
 //              affinityVar(count, f32...) reason rwgpMean(count, f32...) rwgpVar(count, f32...)
@@ -104,8 +108,8 @@ void Replayer::seek(int k)
 //           bytes); index == size + 1: a literal string not added (past 256 distinct reasons).
 // Older layouts still read: file version 1 (plain zig-zag ints, flags byte after the priority, literal
 // reasons, no admissions), version 2 (no allocation), version 3 (no allocation note), version 4 (no RWGP
-// posterior), version 5 (no critic) and the store's blob versions 1 (version 2 without admissions), 2 to 5 (the same
-// steps).
+// posterior), version 5 (no critic), version 6 (queues item by item) and the store's blob versions 1 (version 2
+// without admissions), 2 to 6 (the same steps).
 const char* toString(Admit a)
 {
     switch (a) {
@@ -118,8 +122,8 @@ const char* toString(Admit a)
 
 namespace {
 const char kMagic[6] = {'S', 'S', 'D', 'L', 'O', 'G'};
-constexpr uint8_t kVersion = 6;
-constexpr uint64_t kBlobVersion = 6;
+constexpr uint8_t kVersion = 7;
+constexpr uint64_t kBlobVersion = 7;
 
 void putVar(std::string& b, uint64_t v)
 {
@@ -168,6 +172,7 @@ struct Layout {
     bool note = true;        // version 4: the allocation's note
     bool rwgp = true;        // version 5: the RWGP posterior of a placement
     bool critic = true;      // version 6: the critic's values
+    bool queueDelta = true;  // version 7: the queue as runs copied from the previous record's and literal items
 };
 
 class Reader {
@@ -274,7 +279,50 @@ public:
         return s;
     }
 
-    DecisionRecord record(const Layout& l, std::vector<std::string>& reasons, int gpuCount)
+    /// A queue item as version 2 on writes it (job as a zig-zag delta from `prev`, which it moves on).
+    void item(ScoredJob& q, int64_t& prev)
+    {
+        prev += sint();
+        q.job = int(prev);
+        const uint64_t flags = var();
+        q.priority = f();
+        q.priorityStd = (flags & 1) ? f() : kNoScore;
+        q.gate = (flags & 2) ? f() : kNoScore;
+        q.critic = (flags & 4) ? f() : kNoScore;
+    }
+    /// Version 7's queue: its length, then runs until it is whole, each a varint h: h even, h/2 items copied from
+    /// the previous record's queue from a place given as a zig-zag delta from where the last copy ended; h odd,
+    /// h/2 literal items.
+    void queueRuns(std::vector<ScoredJob>& out, const std::vector<ScoredJob>& prevQueue)
+    {
+        const uint64_t n = var();
+        if (n > prevQueue.size() + (m_n - m_p)) // a copied item takes no byte, a literal one at least one
+            fail("queue longer than the data");
+        out.clear();
+        out.reserve(size_t(n));
+        int64_t expect = 0, prevJob = 0;
+        while (out.size() < n) {
+            const uint64_t h = var();
+            const uint64_t len = h >> 1;
+            if (len == 0 || len > n - out.size())
+                fail("bad queue run");
+            if (h & 1) {
+                for (uint64_t k = 0; k < len; ++k) {
+                    out.emplace_back();
+                    item(out.back(), prevJob);
+                }
+            } else {
+                const int64_t at = expect + sint();
+                if (at < 0 || uint64_t(at) + len > prevQueue.size())
+                    fail("queue run outside the previous queue");
+                out.insert(out.end(), prevQueue.begin() + at, prevQueue.begin() + at + int64_t(len));
+                expect = at + int64_t(len);
+            }
+        }
+    }
+
+    DecisionRecord record(const Layout& l, std::vector<std::string>& reasons, int gpuCount,
+                          std::vector<ScoredJob>& prevQueue)
     {
         DecisionRecord r;
         r.index = uint32_t(var());
@@ -283,9 +331,16 @@ public:
         r.arrived = ints(delta);
         r.finished = ints(delta);
         r.queueLength = int(var());
-        r.queue.resize(count());
+        if (l.queueDelta) {
+            queueRuns(r.queue, prevQueue);
+            prevQueue = r.queue;
+        } else {
+            r.queue.resize(count());
+        }
         int64_t prev = 0;
         for (ScoredJob& q : r.queue) {
+            if (l.queueDelta)
+                break;
             uint64_t flags = 0;
             if (l.v1File) {
                 q.job = int(sint());
@@ -408,6 +463,74 @@ void DecisionRecordEncoder::reason(std::string& b, const std::string& s)
     b += s;
 }
 
+namespace {
+void putItem(std::string& b, const ScoredJob& q, int64_t& prev)
+{
+    putInt(b, int64_t(q.job) - prev);
+    prev = q.job;
+    const bool hasStd = !std::isnan(q.priorityStd), hasGate = !std::isnan(q.gate), hasCritic = !std::isnan(q.critic);
+    putVar(b, (hasStd ? 1u : 0u) | (hasGate ? 2u : 0u) | (hasCritic ? 4u : 0u));
+    putF(b, q.priority);
+    if (hasStd)
+        putF(b, q.priorityStd);
+    if (hasGate)
+        putF(b, q.gate);
+    if (hasCritic)
+        putF(b, q.critic);
+}
+
+bool sameItem(const ScoredJob& a, const ScoredJob& b)
+{
+    // bit for bit (a NaN "no score" equals itself): a copied item must decode exactly as written
+    return a.job == b.job && std::memcmp(&a.priority, &b.priority, sizeof(float)) == 0
+           && std::memcmp(&a.priorityStd, &b.priorityStd, sizeof(float)) == 0
+           && std::memcmp(&a.gate, &b.gate, sizeof(float)) == 0 && std::memcmp(&a.critic, &b.critic, sizeof(float)) == 0;
+}
+} // namespace
+
+void DecisionRecordEncoder::queue(std::string& b, const std::vector<ScoredJob>& q)
+{
+    // Version 7: runs of items copied from the previous record's queue (a queue changes little from one decision
+    // to the next: a few jobs leave, a few arrive, the rest keep their order and priorities) and literal items.
+    const std::vector<ScoredJob>& prev = m_prevQueue;
+    auto copyFrom = [&](size_t i) -> int64_t { // where item i of `q` starts a copy in `prev`, -1 when nowhere
+        const int job = q[i].job;
+        if (job < 0 || size_t(job) >= m_posOf.size())
+            return -1;
+        const uint32_t p = m_posOf[size_t(job)];
+        return p < prev.size() && sameItem(prev[p], q[i]) ? int64_t(p) : -1;
+    };
+    putVar(b, q.size());
+    int64_t expect = 0, prevJob = 0;
+    for (size_t i = 0; i < q.size();) {
+        if (const int64_t p = copyFrom(i); p >= 0) {
+            size_t len = 1;
+            while (i + len < q.size() && size_t(p) + len < prev.size() && sameItem(prev[size_t(p) + len], q[i + len]))
+                ++len;
+            putVar(b, uint64_t(len) << 1);
+            putInt(b, p - expect);
+            expect = p + int64_t(len);
+            i += len;
+            continue;
+        }
+        size_t j = i + 1;
+        while (j < q.size() && copyFrom(j) < 0)
+            ++j;
+        putVar(b, (uint64_t(j - i) << 1) | 1);
+        for (; i < j; ++i)
+            putItem(b, q[i], prevJob);
+    }
+    m_prevQueue = q;
+    for (size_t i = 0; i < q.size(); ++i) {
+        const int job = q[i].job;
+        if (job < 0)
+            continue;
+        if (size_t(job) >= m_posOf.size())
+            m_posOf.resize(std::max(size_t(job) + 1, m_posOf.size() * 2), UINT32_MAX);
+        m_posOf[size_t(job)] = uint32_t(i);
+    }
+}
+
 void DecisionRecordEncoder::encode(std::string& b, const DecisionRecord& r)
 {
     putVar(b, r.index);
@@ -415,21 +538,7 @@ void DecisionRecordEncoder::encode(std::string& b, const DecisionRecord& r)
     putDeltaInts(b, r.arrived);
     putDeltaInts(b, r.finished);
     putVar(b, uint64_t(std::max(0, r.queueLength)));
-    putVar(b, r.queue.size());
-    int64_t prev = 0;
-    for (const ScoredJob& q : r.queue) {
-        putInt(b, int64_t(q.job) - prev);
-        prev = q.job;
-        const bool hasStd = !std::isnan(q.priorityStd), hasGate = !std::isnan(q.gate), hasCritic = !std::isnan(q.critic);
-        putVar(b, (hasStd ? 1u : 0u) | (hasGate ? 2u : 0u) | (hasCritic ? 4u : 0u));
-        putF(b, q.priority);
-        if (hasStd)
-            putF(b, q.priorityStd);
-        if (hasGate)
-            putF(b, q.gate);
-        if (hasCritic)
-            putF(b, q.critic);
-    }
+    queue(b, r.queue);
     putDeltaInts(b, r.preempted);
     putVar(b, r.placements.size());
     for (const PlacementRecord& p : r.placements) {
@@ -515,13 +624,15 @@ DecisionLog decodeDecisionLogBlob(const void* data, size_t size)
     l.note = version >= 4;
     l.rwgp = version >= 5;
     l.critic = version >= 6;
+    l.queueDelta = version >= 7;
     DecisionLog log;
     log.machineCount = int(rd.var());
     log.gpuCount = int(rd.var());
     log.records.resize(rd.count());
     std::vector<std::string> reasons;
+    std::vector<ScoredJob> queue;
     for (DecisionRecord& r : log.records)
-        r = rd.record(l, reasons, -1);
+        r = rd.record(l, reasons, -1, queue);
     if (!rd.atEnd())
         rd.fail("trailing bytes");
     return log;
@@ -574,7 +685,7 @@ DecisionLog readDecisionLog(const std::string& path)
     const uint8_t ver = rd.byte();
     if (ver < 1 || ver > kVersion)
         throw std::runtime_error(path + ": decision log format version " + std::to_string(int(ver))
-                                 + " is not supported (this build reads versions 1 to 6)");
+                                 + " is not supported (this build reads versions 1 to 7)");
     Layout l;
     l.v1File = ver == 1;
     l.admissions = ver >= 2;
@@ -582,12 +693,14 @@ DecisionLog readDecisionLog(const std::string& path)
     l.note = ver >= 4;
     l.rwgp = ver >= 5;
     l.critic = ver >= 6;
+    l.queueDelta = ver >= 7;
     DecisionLog log;
     log.machineCount = int(rd.var());
     log.gpuCount = int(rd.var());
     std::vector<std::string> reasons;
+    std::vector<ScoredJob> queue;
     while (!rd.atEnd())
-        log.records.push_back(rd.record(l, reasons, log.gpuCount));
+        log.records.push_back(rd.record(l, reasons, log.gpuCount, queue));
     return log;
 }
 

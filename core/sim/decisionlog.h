@@ -46,6 +46,10 @@ struct PlacementRecord {
     int machineOf(size_t i) const { return machines.empty() ? int(i) : (i < machines.size() ? int(machines[i]) : -1); }
 };
 
+/// The sparse affinity form's machines: the `k` best scores (highest first, the lower id on ties), listed in id
+/// order. One pass over the scores, O(n + k log k log n).
+std::vector<uint32_t> topAffinity(const std::vector<float>& score, size_t k);
+
 /// An admission stage's verdict on a job that arrived or was deferred (the job's reason and score).
 enum class Admit : uint8_t { Accept, Reject, Defer };
 const char* toString(Admit a);
@@ -127,17 +131,20 @@ public:
     void encode(std::string& out, const DecisionRecord& r);
 private:
     std::vector<std::string> m_reasons;
+    std::vector<ScoredJob> m_prevQueue; // the last record's queue (version 7 copies runs of it)
+    std::vector<uint32_t> m_posOf;      // job -> its place in m_prevQueue (checked against it)
     void reason(std::string& out, const std::string& s);
+    void queue(std::string& out, const std::vector<ScoredJob>& q);
 };
 
-/// Whole log as one blob ("SSLB", version 6, record count, then the records); the store's encoding 2.
+/// Whole log as one blob ("SSLB", version 7, record count, then the records); the store's encoding 2.
 std::string encodeDecisionLogBlob(const DecisionLog& log);
-/// Reads encodeDecisionLogBlob's blob, and the store's older versions 1 to 5. Throws std::runtime_error
+/// Reads encodeDecisionLogBlob's blob, and the store's older versions 1 to 6. Throws std::runtime_error
 /// "decision log blob: what at byte N" on any corruption, truncation or trailing bytes.
 DecisionLog decodeDecisionLogBlob(const void* data, size_t size);
 
-/// Streams records to a compact binary file: header "SSDLOG", version 6, machine and GPU counts, then
-/// DecisionRecordEncoder records to the end. readDecisionLog also reads version 1 to 5 files.
+/// Streams records to a compact binary file: header "SSDLOG", version 7, machine and GPU counts, then
+/// DecisionRecordEncoder records to the end. readDecisionLog also reads version 1 to 6 files.
 class DecisionLogWriter {
 public:
     DecisionLogWriter(const std::string& path, int machineCount, int gpuCount); ///< throws on open failure

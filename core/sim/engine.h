@@ -3,6 +3,7 @@
 // leases, queue-threshold crossings). At each decision point the policy gets a SchedContext: a read-only
 // view of the cluster and jobs plus validated actions (start, preempt, wakeAt). Observers (metrics, logs)
 // subscribe to what happens; the engine computes no reports itself.
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -77,6 +78,21 @@ struct RunConfig {
                                    ///< of every event (sim/invariants.h); SCHEDSTUDIO_CHECK_INVARIANTS=1 turns
                                    ///< on the ledger for every run
 };
+
+/// What a decision record keeps when nothing says otherwise: RunConfig's limits up to 100,000 jobs; above (a 1M-job
+/// run makes millions of records), the first 100 queued jobs (every record still keeps the queue's full length) and
+/// 8 placements with their scores (every start is still recorded).
+constexpr size_t kLogBigTrace = 100000;
+constexpr int kLogQueueBig = 100;
+constexpr int kLogPlacementsBig = 8;
+inline void applyLogLimitsFor(size_t jobs, RunConfig& cfg, bool queueGiven)
+{
+    if (jobs <= kLogBigTrace)
+        return;
+    if (!queueGiven)
+        cfg.logQueueLimit = kLogQueueBig;
+    cfg.logPlacementLimit = std::min(cfg.logPlacementLimit, kLogPlacementsBig);
+}
 
 class Simulator;
 class SimSnapshot;
@@ -231,6 +247,10 @@ public:
     /// keeps logQueueLimit() of them: ranking more is wasted work).
     void recordQueue(std::vector<ScoredJob> ranked, int total);
     int logQueueLimit() const;
+    /// Whether the next placement recorded keeps its scores (recording, and fewer than RunConfig::logPlacementLimit
+    /// placements recorded at this decision): past the limit a failed attempt is dropped and a start kept without
+    /// scores, so computing them is wasted work.
+    bool placementScoresKept() const;
     /// A placement attempt with one affinity score per machine (dense, machine id order); slots empty = failed.
     /// rwgpMean/rwgpVar: a GP placement's posterior per machine (PlacementRecord), or empty.
     void recordPlacement(int job, const std::vector<GpuSlot>& slots, std::vector<float> affinity,

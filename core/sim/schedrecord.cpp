@@ -7,6 +7,52 @@
 
 namespace ss {
 
+std::vector<uint32_t> topAffinity(const std::vector<float>& score, size_t k)
+{
+    k = std::min(k, score.size());
+    std::vector<uint32_t> idx;
+    if (k == 0)
+        return idx;
+    const bool anyNan = std::any_of(score.begin(), score.end(), [](float v) { return std::isnan(v); });
+    if (anyNan) {
+        // no strict order among NaNs: the partial sort as it always was
+        idx.resize(score.size());
+        for (size_t i = 0; i < idx.size(); ++i)
+            idx[i] = uint32_t(i);
+        std::partial_sort(idx.begin(), idx.begin() + long(k), idx.end(), [&](uint32_t a, uint32_t b) {
+            if (score[a] != score[b])
+                return score[a] > score[b];
+            return a < b;
+        });
+        idx.resize(k);
+        std::sort(idx.begin(), idx.end());
+        return idx;
+    }
+    // one pass in id order with the K best so far in a heap, the least (latest on ties) on top: a later machine
+    // enters only with a score strictly above it (on a tie the earlier id wins), so most machines cost one
+    // comparison with the heap's top
+    auto worse = [&](uint32_t a, uint32_t b) { // a is kept before b: heap order puts the least kept on top
+        if (score[a] != score[b])
+            return score[a] > score[b];
+        return a < b;
+    };
+    idx.reserve(k);
+    for (uint32_t i = 0; i < uint32_t(k); ++i)
+        idx.push_back(i);
+    std::make_heap(idx.begin(), idx.end(), worse);
+    float floor = score[idx.front()];
+    for (uint32_t i = uint32_t(k); i < uint32_t(score.size()); ++i) {
+        if (!(score[i] > floor))
+            continue;
+        std::pop_heap(idx.begin(), idx.end(), worse);
+        idx.back() = i;
+        std::push_heap(idx.begin(), idx.end(), worse);
+        floor = score[idx.front()];
+    }
+    std::sort(idx.begin(), idx.end());
+    return idx;
+}
+
 void SchedContext::recordQueue(std::vector<ScoredJob> ranked)
 {
     if (!m_record)
@@ -26,6 +72,11 @@ void SchedContext::recordQueue(std::vector<ScoredJob> ranked, int total)
 }
 
 int SchedContext::logQueueLimit() const { return m_sim.m_cfg.logQueueLimit; }
+
+bool SchedContext::placementScoresKept() const
+{
+    return m_record && int(m_record->placements.size()) < m_sim.m_cfg.logPlacementLimit;
+}
 
 void SchedContext::recordAllocation(AllocationRecord allocation)
 {
@@ -101,18 +152,8 @@ void SchedContext::recordPlacement(int job, const std::vector<GpuSlot>& slots, s
     pr.reason = std::move(reason);
     const int M = m_sim.m_cluster.machineCount();
     if (!affinity.empty() && M > m_sim.m_cfg.denseAffinityMaxMachines) {
-        // keep the best K machines only
-        std::vector<uint32_t> idx(affinity.size());
-        for (size_t i = 0; i < idx.size(); ++i)
-            idx[i] = uint32_t(i);
-        const size_t k = std::min(idx.size(), size_t(m_sim.m_cfg.sparseAffinityTopK));
-        std::partial_sort(idx.begin(), idx.begin() + long(k), idx.end(), [&](uint32_t a, uint32_t b) {
-            if (affinity[a] != affinity[b])
-                return affinity[a] > affinity[b];
-            return a < b;
-        });
-        idx.resize(k);
-        std::sort(idx.begin(), idx.end());
+        // keep the best K machines only (highest score, lowest id on ties), in id order
+        std::vector<uint32_t> idx = topAffinity(affinity, size_t(m_sim.m_cfg.sparseAffinityTopK));
         for (uint32_t i : idx) {
             pr.affinity.push_back(affinity[i]);
             if (!affinityVar.empty())

@@ -1,10 +1,16 @@
 // Decision log version 6 (issue 26): a learned critic's values (DecisionRecord::criticKind/criticValue,
 // ScoredJob::critic, PlacementRecord::critic) round-trip exactly through the file and the store blob, a version 5
 // stream (without them) still reads, and SchedContext::recordCritic lands on the right placement, dense or top-K.
+// Version 7 (issue 20): queues written as runs copied from the previous record's queue round-trip exactly, stay
+// small when a queue changes little, and a run that points outside the previous queue is corruption; the sparse
+// affinity form keeps the same machines as a sort.
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
+#include <random>
 
 #include "model/clusterspec.h"
 #include "sim/decisionlog.h"
@@ -122,27 +128,31 @@ private Q_SLOTS:
 
     void version5StillReads()
     {
-        // A record without a critic costs no byte more in version 6 (its allocation header is 0 either way): the
-        // same bytes relabelled as version 5 read the same.
+        // A record without a critic costs no byte more in version 6 (its allocation header is 0 either way), and an
+        // empty queue is the same bytes in version 7 (its length, 0, and no run) as before: the same bytes
+        // relabelled as version 6 and 5 read the same.
         DecisionLog log;
         log.machineCount = 2;
         log.gpuCount = 8;
         DecisionRecord r;
         r.index = 1;
         r.time = 5;
-        r.queue = {ScoredJob{2, 0.5f}};
-        r.queueLength = 1;
+        r.queueLength = 4; // (a log that keeps no queued job still says how many wait)
+        r.preempted = {3};
         log.records = {r};
         const std::string blob = encodeDecisionLogBlob(log);
-        QCOMPARE(int(blob[4]), 6); // "SSLB", then the version varint
-        std::string v5 = blob;
-        v5[4] = 5;
-        const DecisionLog old = decodeDecisionLogBlob(v5.data(), v5.size());
-        QCOMPARE(old.records.size(), size_t(1));
-        QCOMPARE(old.records[0].criticKind, char(0));
-        QVERIFY(std::isnan(old.records[0].criticValue));
-        QCOMPARE(old.records[0].queue[0].job, 2);
-        QCOMPARE(old.records[0].allocation.types.size(), size_t(0));
+        QCOMPARE(int(blob[4]), 7); // "SSLB", then the version varint
+        for (const char version : {char(6), char(5)}) {
+            std::string older = blob;
+            older[4] = version;
+            const DecisionLog old = decodeDecisionLogBlob(older.data(), older.size());
+            QCOMPARE(old.records.size(), size_t(1));
+            QCOMPARE(old.records[0].criticKind, char(0));
+            QVERIFY(std::isnan(old.records[0].criticValue));
+            QCOMPARE(old.records[0].queueLength, 4);
+            QCOMPARE(old.records[0].preempted, std::vector<int> {3});
+            QCOMPARE(old.records[0].allocation.types.size(), size_t(0));
+        }
         // With a critic, the flag and the critic section follow: [header 1]['v'][f32][placements 0]. Read as
         // version 5 that header is one allocation type, whose name length ('v' = 118) runs past the data.
         log.records[0].criticKind = 'v';
@@ -158,6 +168,133 @@ private Q_SLOTS:
         QCOMPARE(bad[bad.size() - 6], 'v');
         bad[bad.size() - 6] = 'x';
         QVERIFY_THROWS_EXCEPTION(std::runtime_error, decodeDecisionLogBlob(bad.data(), bad.size()));
+    }
+
+    void queueRunsRoundTrip()
+    {
+        // Records whose queues change as queues do (jobs leave from the front and the middle, arrive at the back
+        // and in between, a priority or a flag changes, two jobs swap, a queue empties and fills again), through
+        // the file writer and the blob: every queue reads back bit for bit.
+        std::mt19937 rng(7);
+        DecisionLog log;
+        log.machineCount = 4;
+        log.gpuCount = 16;
+        std::vector<ScoredJob> q;
+        int nextJob = 0;
+        for (int k = 0; k < 400; ++k) {
+            const int op = int(rng() % 9);
+            if (op == 0 && !q.empty())
+                q.erase(q.begin());
+            else if (op == 1 && q.size() > 2)
+                q.erase(q.begin() + long(rng() % q.size()));
+            else if (op == 2 && !q.empty())
+                q[rng() % q.size()].priority += 0.25f;
+            else if (op == 3 && q.size() > 1)
+                std::swap(q[rng() % q.size()], q[rng() % q.size()]);
+            else if (op == 4 && !q.empty())
+                q[rng() % q.size()].gate = (rng() % 2) ? 0.5f : kNoScore;
+            else if (op == 5 && k % 50 == 0)
+                q.clear();
+            else if (op == 6 && !q.empty())
+                q.insert(q.begin() + long(rng() % q.size()), ScoredJob {nextJob++, float(rng() % 100) / 7.0f});
+            for (int a = int(rng() % 3); a > 0; --a)
+                q.push_back(ScoredJob {nextJob++, float(rng() % 100) / 7.0f});
+            DecisionRecord r;
+            r.index = uint32_t(k);
+            r.time = k;
+            r.queue = q;
+            r.queueLength = int(q.size()) + 5;
+            log.records.push_back(r);
+        }
+        const std::string blob = encodeDecisionLogBlob(log);
+        QCOMPARE(int(blob[4]), 7);
+        const std::string path = (std::filesystem::temp_directory_path() / "tst_queueruns.sslog").string();
+        {
+            DecisionLogWriter w(path, log.machineCount, log.gpuCount);
+            for (const DecisionRecord& r : log.records)
+                w.write(r);
+            w.close();
+        }
+        for (const DecisionLog& back : {decodeDecisionLogBlob(blob.data(), blob.size()), readDecisionLog(path)}) {
+            QCOMPARE(back.records.size(), log.records.size());
+            for (size_t k = 0; k < log.records.size(); ++k) {
+                const std::vector<ScoredJob>& a = log.records[k].queue;
+                const std::vector<ScoredJob>& b = back.records[k].queue;
+                QCOMPARE(b.size(), a.size());
+                QCOMPARE(back.records[k].queueLength, log.records[k].queueLength);
+                for (size_t i = 0; i < a.size(); ++i) {
+                    QCOMPARE(b[i].job, a[i].job);
+                    QVERIFY(std::memcmp(&a[i].priority, &b[i].priority, sizeof(float)) == 0);
+                    QVERIFY(std::memcmp(&a[i].gate, &b[i].gate, sizeof(float)) == 0);
+                    QVERIFY(std::memcmp(&a[i].priorityStd, &b[i].priorityStd, sizeof(float)) == 0);
+                }
+            }
+        }
+        std::filesystem::remove(path);
+    }
+
+    void queueRunsAreSmallAndChecked()
+    {
+        // A queue of 1,000 jobs of which one starts and one arrives per decision: each record is a few bytes
+        // (the version 6 layout took at least 6 per item, 6 MB for these 1,000 records)
+        DecisionLog log;
+        log.machineCount = 1;
+        log.gpuCount = 1;
+        std::vector<ScoredJob> q;
+        for (int j = 0; j < 1000; ++j)
+            q.push_back(ScoredJob {j, -float(j)});
+        for (int k = 0; k < 1000; ++k) {
+            DecisionRecord r;
+            r.index = uint32_t(k);
+            r.queue = q;
+            r.queueLength = int(q.size());
+            log.records.push_back(r);
+            q.erase(q.begin());
+            q.push_back(ScoredJob {1000 + k, -float(1000 + k)});
+        }
+        const std::string blob = encodeDecisionLogBlob(log);
+        QVERIFY2(blob.size() < 40000, std::to_string(blob.size()).c_str());
+        const DecisionLog back = decodeDecisionLogBlob(blob.data(), blob.size());
+        QCOMPARE(back.records[999].queue.front().job, 999);
+        QCOMPARE(back.records[999].queue.back().job, 1998);
+        // Corruption: the first record's queue copied from a previous queue that does not exist.
+        DecisionLog two;
+        two.records = {log.records[0], log.records[1]};
+        std::string b2 = encodeDecisionLogBlob(two);
+        const DecisionLog ok = decodeDecisionLogBlob(b2.data(), b2.size());
+        QCOMPARE(ok.records[1].queue.size(), size_t(1000));
+        DecisionLog second;
+        second.records = {log.records[1]};
+        // the second record alone, as the encoder writes it after the first: drop the first record's bytes
+        DecisionLog first;
+        first.records = {log.records[0]};
+        const std::string b1 = encodeDecisionLogBlob(first);
+        const std::string header = b1.substr(0, 7); // "SSLB", version, machines, GPUs (one byte each here)
+        std::string orphan = header + char(1) + b2.substr(b1.size());
+        try {
+            decodeDecisionLogBlob(orphan.data(), orphan.size());
+            QFAIL("a queue run outside the previous queue was read");
+        } catch (const std::runtime_error& e) {
+            QVERIFY2(std::string(e.what()).find("queue") != std::string::npos, e.what());
+        }
+    }
+
+    void topAffinityMatchesASort()
+    {
+        std::mt19937 rng(3);
+        for (int trial = 0; trial < 300; ++trial) {
+            std::vector<float> v(size_t(1 + rng() % 300));
+            for (float& x : v)
+                x = (rng() % 3 == 0) ? -1.0f : float(rng() % 20) / 4.0f; // many ties
+            const size_t k = rng() % 40;
+            std::vector<uint32_t> idx(v.size());
+            for (size_t i = 0; i < idx.size(); ++i)
+                idx[i] = uint32_t(i);
+            std::stable_sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) { return v[a] > v[b]; });
+            idx.resize(std::min(k, idx.size()));
+            std::sort(idx.begin(), idx.end());
+            QCOMPARE(topAffinity(v, k), idx);
+        }
     }
 
     void recordCriticLandsOnThePlacement()

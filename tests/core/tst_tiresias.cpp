@@ -311,6 +311,53 @@ private Q_SLOTS:
         }
     }
 
+    void loggedQueueIsInPriorityOrderAndCapped()
+    {
+        // The decision record's queue is a merge of the waiting jobs' shape buckets (PreemptiveScheduler::
+        // recordRanking), cut at logQueueLimit: in priority order (the scores never rise along it: -queue for
+        // 2D-LAS, -hours left for SRTF, -queue plus the index for 2D-Gittins), each waiting job once, the full
+        // length kept, and a capped record the first jobs of the full one.
+        const ClusterSpec c = mixedMachines();
+        const Trace t = contendedTrace(c);
+        struct Keep : SimObserver {
+            std::vector<DecisionRecord> recs;
+            void onDecision(const DecisionRecord& r) override { recs.push_back(r); }
+        };
+        for (const char* policy : {"las+consolidate", "srtf+firstfit", "gittins+bestfit"}) {
+            std::vector<DecisionRecord> full, capped;
+            for (const int limit : {100000, 5}) {
+                RunConfig cfg;
+                cfg.recordDecisions = true;
+                cfg.logQueueLimit = limit;
+                std::unique_ptr<Scheduler> p = makeScheduler(policy, {});
+                Simulator sim(c, t, *p, cfg);
+                Keep keep;
+                sim.addObserver(&keep);
+                QVERIFY(sim.run());
+                (limit == 5 ? capped : full) = std::move(keep.recs);
+            }
+            QCOMPARE(capped.size(), full.size());
+            size_t long_ = 0;
+            for (size_t k = 0; k < full.size(); ++k) {
+                const DecisionRecord &f = full[k], &cp = capped[k];
+                QCOMPARE(f.queueLength, int(f.queue.size()));
+                QCOMPARE(cp.queueLength, f.queueLength);
+                QCOMPARE(cp.queue.size(), std::min<size_t>(5, f.queue.size()));
+                std::vector<char> seen(t.jobs.size(), 0);
+                for (size_t i = 0; i < f.queue.size(); ++i) {
+                    QVERIFY2(!seen[size_t(f.queue[i].job)]++, policy);
+                    if (i > 0 && f.queue[i].priority > f.queue[i - 1].priority)
+                        QFAIL(qPrintable(QString("%1: decision %2, queue place %3 scores %4 after %5").arg(policy).arg(k).arg(i)
+                                             .arg(f.queue[i].priority).arg(f.queue[i - 1].priority)));
+                    if (i < cp.queue.size())
+                        QCOMPARE(cp.queue[i].job, f.queue[i].job);
+                }
+                long_ += f.queue.size() > 20 ? 1 : 0;
+            }
+            QVERIFY2(long_ > 100, policy); // queues of several shapes to merge
+        }
+    }
+
     void retimedJobsAreListed()
     {
         const ClusterSpec c = mixedMachines();
