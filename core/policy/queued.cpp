@@ -1,4 +1,5 @@
 #include "policy/queued.h"
+#include "policy/mergeheads.h"
 
 #include <algorithm>
 #include <cmath>
@@ -96,24 +97,10 @@ void QueuedScheduler::recordRanking(SchedContext& ctx)
         if (!b.items.empty())
             heads.push_back({groupKey(b.group), b.items.begin(), b.items.end()});
     }
-    std::make_heap(heads.begin(), heads.end(), later);
     const size_t limit = std::min(total, size_t(std::max(0, ctx.logQueueLimit())));
     std::vector<QueuedJob> served;
     served.reserve(limit);
-    while (served.size() < limit && !heads.empty()) {
-        std::pop_heap(heads.begin(), heads.end(), later);
-        Head& h = heads.back();
-        // the head's bucket goes on while it stays ahead of the best of the others (runs of one shape are common)
-        const Head* rival = heads.size() > 1 ? &heads.front() : nullptr;
-        do {
-            served.push_back({h.it->job, h.group, h.it->key});
-            ++h.it;
-        } while (served.size() < limit && h.it != h.end && (!rival || later(*rival, h)));
-        if (h.it == h.end)
-            heads.pop_back();
-        else
-            std::push_heap(heads.begin(), heads.end(), later);
-    }
+    mergeFirst(heads, later, limit, [&](const Head& h) { served.push_back({h.it->job, h.group, h.it->key}); });
     ctx.recordQueue(m_order->rank(ctx, served), int(total));
 }
 

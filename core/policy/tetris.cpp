@@ -22,6 +22,7 @@
 #include <limits>
 
 #include "policy/placement.h"
+#include "policy/placementutil.h"
 
 namespace ss {
 
@@ -236,15 +237,9 @@ void TetrisScheduler::schedule(SchedContext& ctx)
                     fn(m);
             return;
         }
+        const placeutil::TypeList types = placeutil::allowedTypes(cl, mask);
         auto next = [&](int from) {
-            int best = -1;
-            for (int t = 0; t < int(cl.types.size()) && t < 64; ++t)
-                if ((mask >> t) & 1ULL) {
-                    const int m = frac ? st.firstMachineWithFreeMilli(m_jMilli[size_t(j)], from, t) : st.firstMachineWithFree(k, from, t);
-                    if (m >= 0 && (best < 0 || m < best))
-                        best = m;
-                }
-            return best;
+            return frac ? placeutil::firstWithMilli(st, types, m_jMilli[size_t(j)], from) : placeutil::firstWithFree(st, types, k, from);
         };
         for (int m = next(0); m >= 0; m = next(m + 1))
             if (fitsOn(ctx, j, m))

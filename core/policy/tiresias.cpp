@@ -26,6 +26,7 @@
 // - placement is the composite's placement policy; a job admitted by count that the placement cannot fit
 //   (only possible for fractional jobs) stays pending.
 #include "policy/tiresias.h"
+#include "policy/mergeheads.h"
 
 #include <algorithm>
 #include <cmath>
@@ -290,24 +291,10 @@ void PreemptiveScheduler::recordRanking(SchedContext& ctx)
         if (!b.items.empty())
             heads.push_back({b.items.begin(), b.items.end()});
     }
-    std::make_heap(heads.begin(), heads.end(), later);
     const size_t limit = std::min(total, size_t(std::max(0, ctx.logQueueLimit())));
     std::vector<ScoredJob> ranked;
     ranked.reserve(limit);
-    while (ranked.size() < limit && !heads.empty()) {
-        std::pop_heap(heads.begin(), heads.end(), later);
-        Head& h = heads.back();
-        // the head's bucket goes on while it stays ahead of the best of the others (runs of one shape are common)
-        const PItem* rival = heads.size() > 1 ? &*heads.front().it : nullptr;
-        do {
-            ranked.push_back({h.it->job, scoreOf(h.it->key)});
-            ++h.it;
-        } while (ranked.size() < limit && h.it != h.end && (!rival || *h.it < *rival));
-        if (h.it == h.end)
-            heads.pop_back();
-        else
-            std::push_heap(heads.begin(), heads.end(), later);
-    }
+    mergeFirst(heads, later, limit, [&](const Head& h) { ranked.push_back({h.it->job, scoreOf(h.it->key)}); });
     ctx.recordQueue(std::move(ranked), int(total));
 }
 
