@@ -62,6 +62,64 @@ void TetrisScheduler::reset(const SimSetup& setup)
     m_scan = 0;
     m_resync = true;
     m_stateSig.clear();
+    m_kindOf.assign(size_t(setup.cluster.machineCount()), 0);
+    m_kinds.clear();
+    std::vector<std::array<double, 3>> raw; // (GPUs, CPUs, memory) as the machine has them, bit for bit
+    for (int m = 0; m < setup.cluster.machineCount(); ++m) {
+        const Machine& mc = setup.cluster.machines[size_t(m)];
+        const std::array<double, 3> key {double(mc.gpus), double(mc.cpus), mc.memoryGb};
+        size_t k = 0;
+        while (k < raw.size() && std::memcmp(raw[k].data(), key.data(), sizeof key) != 0)
+            ++k;
+        if (k == raw.size()) {
+            raw.push_back(key);
+            m_kinds.push_back({double(std::max(1, mc.gpus)), double(mc.cpus), mc.memoryGb});
+        }
+        m_kindOf[size_t(m)] = int(k);
+    }
+    m_logTerms.clear();
+    m_logWeightAt.clear();
+    m_logStateOf.clear();
+    m_logScore.clear();
+    m_logScoreAt.clear();
+    m_logStamp = 0;
+}
+
+const TetrisScheduler::LogTerms& TetrisScheduler::logTerms(size_t i, int kind)
+{
+    LogTerms& t = m_logTerms[i * m_kinds.size() + size_t(kind)];
+    if (t.stamp == m_logStamp)
+        return t;
+    // as work() computes them (align() reads the same three quotients)
+    const LogJob& jb = m_logJobs[i];
+    const std::array<double, 3>& k = m_kinds[size_t(kind)];
+    t.dg = jb.need / k[0];
+    double d = t.dg;
+    t.cj = 0;
+    if (k[1] > 0 && jb.cpu > 0)
+        d += (t.cj = jb.cpu / k[1]);
+    t.mj = 0;
+    if (k[2] > 0 && jb.mem > 0)
+        d += (t.mj = jb.mem / k[2]);
+    t.work = d * jb.rem;
+    t.stamp = m_logStamp;
+    return t;
+}
+
+double TetrisScheduler::logAlign(size_t i, int m, const ClusterState& st)
+{
+    // align(ctx, job, m), term by term
+    const int kind = m_kindOf[size_t(m)];
+    const LogTerms& t = logTerms(i, kind);
+    const std::array<double, 3>& k = m_kinds[size_t(kind)];
+    const LogJob& jb = m_logJobs[i];
+    const double freeG = st.freeGpus(m) + (jb.frac ? st.maxFreeMilliOn(m) / 1000.0 : 0.0);
+    double a = (freeG / k[0]) * t.dg;
+    if (k[1] > 0 && jb.cpu > 0)
+        a += ((k[1] - m_cpuUsed[size_t(m)]) / k[1]) * t.cj;
+    if (k[2] > 0 && jb.mem > 0)
+        a += ((k[2] - m_memUsed[size_t(m)]) / k[2]) * t.mj;
+    return a;
 }
 
 // CPU and memory of a job are split over its machines in proportion to the GPU share held there.
@@ -100,20 +158,26 @@ void TetrisScheduler::queuePush(int j)
     m_qTail = j;
 }
 
-bool TetrisScheduler::fitsOn(const SchedContext& ctx, int job, int m) const
+inline bool TetrisScheduler::fits(const Machine& mc, int m, const ClusterState& st, uint64_t mask, bool frac, int whole,
+                                  int milli, double cpu, double mem) const
 {
-    const Machine& mc = ctx.cluster().machines[size_t(m)];
-    const Job& jb = ctx.job(job);
-    if (mc.type >= 64 || !((ctx.rt(job).typeMask >> mc.type) & 1ULL))
+    if (mc.type >= 64 || !((mask >> mc.type) & 1ULL))
         return false;
-    if (m_jFrac[size_t(job)] ? ctx.state().maxFreeMilliOn(m) < m_jMilli[size_t(job)] : ctx.state().freeGpus(m) < m_jWhole[size_t(job)])
+    if (frac ? st.maxFreeMilliOn(m) < milli : st.freeGpus(m) < whole)
         return false;
     // a demand above the machine's whole capacity is capped at it, so such a job is not blocked forever
-    if (mc.cpus > 0 && jb.cpu > 0 && mc.cpus - m_cpuUsed[size_t(m)] + 1e-9 < std::min<double>(jb.cpu, mc.cpus))
+    if (mc.cpus > 0 && cpu > 0 && mc.cpus - m_cpuUsed[size_t(m)] + 1e-9 < std::min<double>(cpu, mc.cpus))
         return false;
-    if (mc.memoryGb > 0 && jb.memGb > 0 && mc.memoryGb - m_memUsed[size_t(m)] + 1e-9 < std::min<double>(jb.memGb, mc.memoryGb))
+    if (mc.memoryGb > 0 && mem > 0 && mc.memoryGb - m_memUsed[size_t(m)] + 1e-9 < std::min<double>(mem, mc.memoryGb))
         return false;
     return true;
+}
+
+bool TetrisScheduler::fitsOn(const SchedContext& ctx, int job, int m) const
+{
+    const Job& jb = ctx.job(job);
+    return fits(ctx.cluster().machines[size_t(m)], m, ctx.state(), ctx.rt(job).typeMask, m_jFrac[size_t(job)],
+                m_jWhole[size_t(job)], m_jMilli[size_t(job)], jb.cpu, jb.memGb);
 }
 
 double TetrisScheduler::align(const SchedContext& ctx, int job, int m) const
@@ -226,63 +290,126 @@ void TetrisScheduler::schedule(SchedContext& ctx)
         return sw > 0 ? sa / sw : 0.0;
     };
     // The log's scores visit only the machines a job fits on, found through the state's free-level bitsets (the
-    // others cannot take it), and the window's weight on a machine once per machine at one state.
-    auto forFitting = [&](int j, auto fn) {
-        const uint64_t mask = ctx.rt(j).typeMask;
-        const bool frac = m_jFrac[size_t(j)];
-        const int k = m_jWhole[size_t(j)];
-        if (!frac && k <= 0) { // (no GPU asked: the bitsets do not list every machine)
+    // others cannot take it), and weigh the window on a machine once per machine state (logAlign, logTerms).
+    auto forFitting = [&](size_t i, auto fn) { // window job i; fitsOn, from the unpacked job
+        const LogJob& jb = m_logJobs[i];
+        auto fitsHere = [&](int m) {
+            return fits(cl.machines[size_t(m)], m, st, jb.mask, jb.frac, jb.whole, jb.milli, jb.cpu, jb.mem);
+        };
+        if (!jb.frac && jb.whole <= 0) { // (no GPU asked: the bitsets do not list every machine)
             for (int m = 0; m < cl.machineCount(); ++m)
-                if (fitsOn(ctx, j, m))
+                if (fitsHere(m))
                     fn(m);
             return;
         }
-        const placeutil::TypeList types = placeutil::allowedTypes(cl, mask);
-        auto next = [&](int from) {
-            return frac ? placeutil::firstWithMilli(st, types, m_jMilli[size_t(j)], from) : placeutil::firstWithFree(st, types, k, from);
-        };
-        for (int m = next(0); m >= 0; m = next(m + 1))
-            if (fitsOn(ctx, j, m))
+        const placeutil::TypeList types = placeutil::allowedTypes(cl, jb.mask);
+        if (!jb.frac) {
+            st.forMachinesWithFree(jb.whole, types.t, types.size(), [&](int m) {
+                if (fitsHere(m))
+                    fn(m);
+            });
+            return;
+        }
+        for (int m = placeutil::firstWithMilli(st, types, jb.milli, 0); m >= 0; m = placeutil::firstWithMilli(st, types, jb.milli, m + 1))
+            if (fitsHere(m))
                 fn(m);
     };
-    // weightOn(window, m) at the current state, NaN until needed; a start makes its machines' stale
-    std::vector<double>& weight = m_logWeight;
-    if (ctx.recording())
-        weight.assign(size_t(cl.machineCount()), std::numeric_limits<double>::quiet_NaN());
-    // Machines in the same state (GPUs, CPUs and memory, what of them is free or used) weigh the window the same,
-    // bit for bit: align and work read nothing else of a machine. Many are (idle machines of one kind), so the
-    // weight is computed once per state at a decision.
+    // weightOn(window, m) at the current state, computed when first needed; a start makes its machines' stale
+    if (ctx.recording()) {
+        ++m_logStamp;
+        if (m_logWeightAt.size() != size_t(cl.machineCount())) {
+            m_logWeight.assign(size_t(cl.machineCount()), 0.0);
+            m_logWeightAt.assign(size_t(cl.machineCount()), 0);
+            m_logStateOf.assign(size_t(cl.machineCount()), -1);
+        }
+        m_logJobs.clear();
+        for (const int j : window) {
+            const Job& jb = ctx.job(j);
+            const bool frac = m_jFrac[size_t(j)];
+            m_logJobs.push_back({ctx.rt(j).typeMask, m_jWhole[size_t(j)], m_jMilli[size_t(j)], frac,
+                                 frac ? m_jMilli[size_t(j)] / 1000.0 : double(m_jWhole[size_t(j)]), jb.cpu, jb.memGb,
+                                 std::max(0.0, ctx.rt(j).remainingAt(ctx.now()))});
+        }
+        if (m_logTerms.size() < m_logJobs.size() * m_kinds.size())
+            m_logTerms.resize(m_logJobs.size() * m_kinds.size());
+        if (m_logJobs.size() <= 1024 && m_logScore.size() < m_logJobs.size() * kLogStates) {
+            m_logScore.resize(m_logJobs.size() * kLogStates);
+            m_logScoreAt.resize(m_logJobs.size() * kLogStates, 0);
+        }
+    }
+    // Machines in the same state (kind, and what of its GPUs, CPUs and memory is free or used) weigh the window
+    // the same, bit for bit: align and work read nothing else of a machine. Many are (idle machines of one
+    // kind), so the weight is computed once per state at a decision.
     m_logWeightByState.clear();
+    size_t lastState = 0;
     auto weightAt = [&](int m) {
-        double& w = weight[size_t(m)];
-        if (std::isnan(w)) {
-            const Machine& mc = cl.machines[size_t(m)];
-            const std::array<double, 7> key {double(mc.gpus), double(mc.cpus), mc.memoryGb, double(st.freeGpus(m)),
-                                             double(st.maxFreeMilliOn(m)), m_cpuUsed[size_t(m)], m_memUsed[size_t(m)]};
-            const auto it = std::find_if(m_logWeightByState.begin(), m_logWeightByState.end(),
-                                         [&](const auto& e) { return std::memcmp(e.first.data(), key.data(), sizeof key) == 0; });
-            if (it != m_logWeightByState.end()) {
-                w = it->second;
-            } else {
-                w = weightOn(window, m);
-                if (m_logWeightByState.size() < 256)
-                    m_logWeightByState.push_back({key, w});
+        if (m_logWeightAt[size_t(m)] == m_logStamp)
+            return m_logWeight[size_t(m)];
+        const double cpu = m_cpuUsed[size_t(m)], mem = m_memUsed[size_t(m)];
+        std::array<uint64_t, 5> key {uint64_t(m_kindOf[size_t(m)]), uint64_t(st.freeGpus(m)), uint64_t(st.maxFreeMilliOn(m)), 0, 0};
+        std::memcpy(&key[3], &cpu, sizeof cpu);
+        std::memcpy(&key[4], &mem, sizeof mem);
+        double w = 0;
+        const size_t n = m_logWeightByState.size();
+        int state = -1;
+        size_t at = n;
+        auto same = [&](const std::array<uint64_t, 5>& o) {
+            return o[0] == key[0] && o[1] == key[1] && o[2] == key[2] && o[3] == key[3] && o[4] == key[4];
+        };
+        if (lastState < n && same(m_logWeightByState[lastState].first))
+            at = lastState;
+        for (size_t k = 0; at == n && k < n; ++k)
+            if (same(m_logWeightByState[k].first))
+                at = k;
+        if (at < n) {
+            w = m_logWeightByState[at].second;
+            lastState = at;
+            state = int(at);
+        } else { // weightOn(window, m)
+            double sa = 0, sw = 0;
+            const int kind = m_kindOf[size_t(m)];
+            for (size_t i = 0; i < m_logJobs.size(); ++i) {
+                sa += logAlign(i, m, st);
+                sw += logTerms(i, kind).work;
+            }
+            w = sw > 0 ? sa / sw : 0.0;
+            if (n < kLogStates) {
+                m_logWeightByState.push_back({key, w});
+                lastState = n;
+                state = int(n);
             }
         }
+        m_logStateOf[size_t(m)] = state;
+        m_logWeight[size_t(m)] = w;
+        m_logWeightAt[size_t(m)] = m_logStamp;
         return w;
+    };
+    // align - w * work, once per window job and machine state
+    const bool scoreCache = m_logJobs.size() <= 1024;
+    auto logScore = [&](size_t i, int m) {
+        const double w = weightAt(m);
+        const int state = m_logStateOf[size_t(m)];
+        if (!scoreCache || state < 0)
+            return logAlign(i, m, st) - w * logTerms(i, m_kindOf[size_t(m)]).work;
+        const size_t at = i * kLogStates + size_t(state);
+        if (m_logScoreAt[at] != m_logStamp) {
+            m_logScore[at] = logAlign(i, m, st) - w * logTerms(i, m_kindOf[size_t(m)]).work;
+            m_logScoreAt[at] = m_logStamp;
+        }
+        return m_logScore[at];
     };
     auto started = [&](const std::vector<GpuSlot>& slots) {
         if (ctx.recording())
             for (const GpuSlot& g : slots)
-                weight[size_t(cl.machineOfGpu(g.gpu))] = std::numeric_limits<double>::quiet_NaN();
+                m_logWeightAt[size_t(cl.machineOfGpu(g.gpu))] = 0;
     };
     auto affinityOf = [&](int j) {
+        const size_t i = size_t(std::find(window.begin(), window.end(), j) - window.begin());
         std::vector<float> a(size_t(cl.machineCount()), 0.0f);
         float lo = std::numeric_limits<float>::max();
         std::vector<char> ok(a.size(), 0);
-        forFitting(j, [&](int m) {
-            const double s = align(ctx, j, m) - weightAt(m) * work(ctx, j, m);
-            a[size_t(m)] = float(s);
+        forFitting(i, [&](int m) {
+            a[size_t(m)] = float(logScore(i, m));
             ok[size_t(m)] = 1;
             lo = std::min(lo, a[size_t(m)]);
         });
@@ -294,11 +421,48 @@ void TetrisScheduler::schedule(SchedContext& ctx)
     };
 
     if (ctx.recording()) {
+        // A job's best score over the machines it fits on, in machine order. Jobs that ask the same (types, GPUs,
+        // CPUs, memory) fit on the same machines, found once for them all; of those, only the first machine in
+        // each state is scored (the others score the same, bit for bit, and the max keeps the first of equals).
         std::vector<ScoredJob> ranked;
-        for (int j : window) {
+        struct FitClass {
+            uint64_t mask, cpu, mem;
+            int whole, milli;
+            bool frac;
+            size_t from, to; // its machines in `firsts`
+        };
+        std::vector<FitClass> fitClasses;
+        std::vector<int>& firsts = m_logFirsts;
+        firsts.clear();
+        std::vector<char> seen(kLogStates);
+        for (size_t i = 0; i < window.size(); ++i) {
+            const LogJob& jb = m_logJobs[i];
+            uint64_t cpu, mem;
+            std::memcpy(&cpu, &jb.cpu, sizeof cpu);
+            std::memcpy(&mem, &jb.mem, sizeof mem);
+            size_t c = 0;
+            while (c < fitClasses.size()
+                   && !(fitClasses[c].mask == jb.mask && fitClasses[c].cpu == cpu && fitClasses[c].mem == mem
+                        && fitClasses[c].whole == jb.whole && fitClasses[c].milli == jb.milli && fitClasses[c].frac == jb.frac))
+                ++c;
+            if (c == fitClasses.size()) {
+                const size_t from = firsts.size();
+                std::fill(seen.begin(), seen.end(), 0);
+                forFitting(i, [&](int m) {
+                    weightAt(m);
+                    const int state = m_logStateOf[size_t(m)];
+                    if (state < 0 || !seen[size_t(state)]) {
+                        if (state >= 0)
+                            seen[size_t(state)] = 1;
+                        firsts.push_back(m);
+                    }
+                });
+                fitClasses.push_back({jb.mask, cpu, mem, jb.whole, jb.milli, jb.frac, from, firsts.size()});
+            }
             double best = -std::numeric_limits<double>::infinity();
-            forFitting(j, [&](int m) { best = std::max(best, align(ctx, j, m) - weightAt(m) * work(ctx, j, m)); });
-            ranked.push_back({j, std::isfinite(best) ? float(best) : kNoScore});
+            for (size_t k = fitClasses[c].from; k < fitClasses[c].to; ++k)
+                best = std::max(best, logScore(i, firsts[k]));
+            ranked.push_back({window[i], std::isfinite(best) ? float(best) : kNoScore});
         }
         std::stable_sort(ranked.begin(), ranked.end(), [](const ScoredJob& a, const ScoredJob& b) {
             const bool fa = !std::isnan(a.priority), fb = !std::isnan(b.priority);
@@ -394,16 +558,7 @@ void TetrisScheduler::schedule(SchedContext& ctx)
         return best;
     };
     auto gpusFit = [&](const Need& n, int m) {
-        const Machine& mc = cl.machines[size_t(m)];
-        if (mc.type >= 64 || !((n.mask >> mc.type) & 1ULL))
-            return false;
-        if (n.frac ? st.maxFreeMilliOn(m) < n.milli : st.freeGpus(m) < n.whole)
-            return false;
-        if (mc.cpus > 0 && n.cpu > 0 && mc.cpus - m_cpuUsed[size_t(m)] + 1e-9 < std::min<double>(n.cpu, mc.cpus))
-            return false;
-        if (mc.memoryGb > 0 && n.mem > 0 && mc.memoryGb - m_memUsed[size_t(m)] + 1e-9 < std::min<double>(n.mem, mc.memoryGb))
-            return false;
-        return true;
+        return fits(cl.machines[size_t(m)], m, st, n.mask, n.frac, n.whole, n.milli, n.cpu, n.mem);
     };
     auto fitsFast = [&](size_t i, int m) { // = fitsOn(ctx, cands[i], m), given shapeFits for m
         const Need& n = need[i];

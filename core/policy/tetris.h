@@ -48,13 +48,46 @@ private:
     void queuePush(int j);
     std::vector<int> m_windowJobs; ///< the window of the last decision
     bool m_windowValid = false;    ///< still the window: full, and no job started since
-    std::vector<double> m_logWeight; ///< the decision log's ranking: the window's weight per machine
-    std::vector<std::pair<std::array<double, 7>, double>> m_logWeightByState; ///< ... per machine state
+    // The decision log's scores (only while recording): align and work of a window job on a machine from what
+    // they read of the job, unpacked once per decision, and of the machine's kind (GPUs, CPUs, memory), once
+    // per job and kind; the same operations in the same order, so bit for bit align - w * work.
+    std::vector<double> m_logWeight;     ///< the window's weight per machine, valid at m_logWeightAt's stamp
+    std::vector<uint64_t> m_logWeightAt; ///< m_logStamp when computed (0: stale, a start on the machine since)
+    /// ... per machine state (kind, free GPUs, largest free share, CPUs and memory used, bit for bit) at this
+    /// decision: a few states cover most machines (idle ones of a kind, ones running the same jobs)
+    std::vector<std::pair<std::array<uint64_t, 5>, double>> m_logWeightByState;
+    std::vector<int> m_logStateOf; ///< per machine: its place in m_logWeightByState (-1: past the table's cap)
+    /// a window job's score on a machine state (window index * kLogStates + state), valid at its stamp: the same
+    /// on every machine in that state
+    static constexpr size_t kLogStates = 256;
+    std::vector<int> m_logFirsts; ///< the ranking's scratch: per group of jobs, the first machine of each state
+    std::vector<double> m_logScore;
+    std::vector<uint64_t> m_logScoreAt;
+    std::vector<int> m_kindOf;       ///< per machine: its kind
+    std::vector<std::array<double, 3>> m_kinds; ///< GPUs (at least 1), CPUs, memory of each kind
+    struct LogJob {
+        uint64_t mask;
+        int whole, milli;
+        bool frac;
+        double need, cpu, mem, rem; ///< GPUs asked (whole, or thousandths / 1000), CPUs, memory, work left
+    };
+    struct LogTerms {
+        double dg, cj, mj, work; ///< need / g, cpu / cpus, mem / memory (when both > 0), the work term
+        uint64_t stamp = 0;      ///< decision these are of
+    };
+    std::vector<LogJob> m_logJobs;     ///< the window's jobs, in window order
+    std::vector<LogTerms> m_logTerms; ///< window index * kinds + kind
+    uint64_t m_logStamp = 0;
+    const LogTerms& logTerms(size_t i, int kind);
+    double logAlign(size_t i, int m, const ClusterState& st);
     bool m_stoppedSince = false;   ///< a job stopped since the last decision
     std::vector<int64_t> m_stateSig, m_sigScratch; ///< free capacity at the end of the last decision, and now
     void stateSignature(const ClusterState& st, std::vector<int64_t>& out) const;
     void charge(int job, const std::vector<GpuSlot>& slots, double sign);
     bool fitsOn(const SchedContext& ctx, int job, int m) const;
+    /// Whether a job of that demand fits on machine m now (fitsOn from the job's demand unpacked).
+    bool fits(const Machine& mc, int m, const ClusterState& st, uint64_t mask, bool frac, int whole, int milli, double cpu,
+              double mem) const;
     double align(const SchedContext& ctx, int job, int m) const;
     double work(const SchedContext& ctx, int job, int m) const;
 };

@@ -1,5 +1,6 @@
 #pragma once
 // Which GPU is held by which job, with indices that answer placement queries in O(log machines).
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -59,6 +60,28 @@ public:
     /// (0-based; -1 when fewer): O(machines / 64) per level, for placements that draw among them.
     int countMachinesWithFree(int k, int type = -1) const;
     int nthMachineWithFree(int k, int n, int type = -1) const;
+    /// Calls fn(m) for every machine with at least k >= 1 free GPUs of one of the `n` types at `types` (a single
+    /// -1: any type), in id order: one pass over the words of the types' rows (scores over every machine with
+    /// room). fn must not change the state.
+    template <class F> void forMachinesWithFree(int k, const int* types, size_t n, F fn) const
+    {
+        if (k < 1 || k >= m_levelsPerType || n == 0)
+            return;
+        size_t lo = m_words, hi = 0;
+        for (size_t i = 0; i < n; ++i) {
+            lo = std::min(lo, m_typeWords[size_t(types[i] + 1)].first);
+            hi = std::max(hi, m_typeWords[size_t(types[i] + 1)].second);
+        }
+        for (size_t w = lo; w < hi; ++w) {
+            uint64_t bits = 0;
+            for (size_t i = 0; i < n; ++i)
+                bits |= atLeastRow(types[i], k)[w];
+            while (bits) {
+                fn(int(w * 64) + __builtin_ctzll(bits));
+                bits &= bits - 1;
+            }
+        }
+    }
     /// First machine (>= from) with a GPU that has at least `milli` free; -1 when none.
     int firstMachineWithFreeMilli(int milli, int from = 0, int type = -1) const;
     /// Largest free share on any one GPU of machine m.

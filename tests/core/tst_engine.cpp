@@ -202,6 +202,9 @@ private Q_SLOTS:
                         }
                     }
                     QCOMPARE(s.countMachinesWithFree(k, type), int(with.size()));
+                    std::vector<int> listed; // one pass over the row's words, in id order
+                    s.forMachinesWithFree(k, &type, 1, [&](int m) { listed.push_back(m); });
+                    QCOMPARE(listed, with);
                     QCOMPARE(s.bestFitMachine(k, type), best);
                     QCOMPARE(s.firstMachineWithFree(k, 0, type), with.empty() ? -1 : with.front());
                     for (size_t n : {size_t(0), with.size() / 2, with.size() - 1})
@@ -217,6 +220,16 @@ private Q_SLOTS:
                     const int from = rnd(uint64_t(M));
                     const auto after = std::lower_bound(with.begin(), with.end(), from);
                     QCOMPARE(s.firstMachineWithFree(k, from, type), after == with.end() ? -1 : *after);
+                }
+            if (T >= 3) // several types at once: the union of their machines, in id order
+                for (int k = 1; k <= 8; ++k) {
+                    const int types[2] = {0, 2};
+                    std::vector<int> with, listed;
+                    for (int m = 0; m < M; ++m)
+                        if ((c.machines[size_t(m)].type == 0 || c.machines[size_t(m)].type == 2) && s.freeGpus(m) >= k)
+                            with.push_back(m);
+                    s.forMachinesWithFree(k, types, 2, [&](int m) { listed.push_back(m); });
+                    QCOMPARE(listed, with);
                 }
             for (int type = -1; type < T; ++type) {
                 int most = -1, firstOfType = -1;

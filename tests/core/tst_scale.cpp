@@ -8,6 +8,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -107,6 +108,63 @@ private Q_SLOTS:
         }
         QCOMPARE(done, jobs); // no time limit: every job runs to its end
         QVERIFY(check.starts() >= jobs);
+    }
+
+    void tetrisLoggedRankingMatchesItsPlacementScores()
+    {
+        // Tetris ranks its window for the log by each job's best score over the machines it fits on, scoring one
+        // machine per machine state for a group of jobs that fit on the same machines; a started job's affinity
+        // row scores every machine it fits on. At a decision's first start nothing has changed since the
+        // ranking, so the job's logged priority is the best of its row. Typed and fractional jobs, CPU and memory
+        // on alibaba-scale's machines, with load enough to keep a window.
+        const ClusterSpec cluster = readCluster("alibaba-scale");
+        TraceGenConfig g;
+        g.jobs = 4000;
+        g.seed = 5;
+        g.load = 10;
+        g.fractionalShare = 0.1;
+        g.clusterGpus = cluster.totalGpus();
+        Trace t = generateTrace(g);
+        t.gpuSpecs = {"V100", "T4", "P100|T4"};
+        for (size_t j = 0; j < t.jobs.size(); j += 3) // every third job asks for GPU types
+            t.jobs[j].gpuSpec = int32_t((j / 3) % 3);
+        for (size_t j = 1; j < t.jobs.size(); j += 4) { // and every fourth CPUs and memory that 2-GPU machines lack
+            t.jobs[j].cpu = float(40 + j % 40);
+            t.jobs[j].memGb = float(200 + j % 100);
+        }
+        struct Rec : SimObserver {
+            long checked = 0, ranked = 0;
+            QString failure;
+            void onDecision(const DecisionRecord& r) override
+            {
+                for (size_t i = 1; i < r.queue.size(); ++i) {
+                    const float a = r.queue[i - 1].priority, b = r.queue[i].priority;
+                    if (!std::isnan(b) && (std::isnan(a) || a < b) && failure.isEmpty())
+                        failure = QStringLiteral("queue out of order at t=%1").arg(r.time);
+                }
+                ranked += long(r.queue.size());
+                if (r.placements.empty())
+                    return;
+                const PlacementRecord& p = r.placements.front();
+                if (p.slots.empty() || p.affinity.empty() || p.reason.rfind("tetris: best packing", 0) != 0)
+                    return;
+                const auto q = std::find_if(r.queue.begin(), r.queue.end(), [&](const ScoredJob& s) { return s.job == p.job; });
+                if (q == r.queue.end())
+                    return;
+                const float best = *std::max_element(p.affinity.begin(), p.affinity.end());
+                if (q->priority != best && failure.isEmpty())
+                    failure = QStringLiteral("job %1 at t=%2: logged %3, best of its row %4").arg(p.job).arg(r.time).arg(q->priority).arg(best);
+                ++checked;
+            }
+        } rec;
+        RunSpec spec;
+        spec.policy = "tetris";
+        spec.config.seed = 1;
+        spec.config.recordDecisions = true;
+        runSimulation(cluster, t, spec, {}, nullptr, {&rec});
+        QVERIFY2(rec.failure.isEmpty(), qPrintable(rec.failure));
+        QVERIFY2(rec.checked > 1000, qPrintable(QString::number(rec.checked)));
+        QVERIFY2(rec.ranked > 50 * rec.checked, qPrintable(QString("%1 ranked, %2 checked").arg(rec.ranked).arg(rec.checked))); // a window, not one job
     }
 
     void failuresRequeue_data()
