@@ -34,6 +34,49 @@ long peakRssKb()
     return -1;
 }
 
+// What the figures were measured on: the CPU model, logical CPUs, memory, the load average when the bench
+// started and the build type (seconds differ between machines; ratios between policies of one run less).
+std::string machineLine()
+{
+    std::string cpu = "unknown CPU";
+    {
+        std::ifstream f("/proc/cpuinfo");
+        std::string line;
+        while (std::getline(f, line))
+            if (line.rfind("model name", 0) == 0) {
+                const size_t c = line.find(':');
+                if (c != std::string::npos && c + 2 <= line.size())
+                    cpu = line.substr(c + 2);
+                break;
+            }
+    }
+    double memGiB = 0;
+    {
+        std::ifstream f("/proc/meminfo");
+        std::string line;
+        while (std::getline(f, line))
+            if (line.rfind("MemTotal:", 0) == 0) {
+                memGiB = double(std::atol(line.c_str() + 9)) / (1024.0 * 1024.0);
+                break;
+            }
+    }
+    double load1 = -1;
+    {
+        std::ifstream f("/proc/loadavg");
+        f >> load1;
+    }
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+#ifdef SCHEDSTUDIO_BUILD_TYPE
+    const std::string build = *SCHEDSTUDIO_BUILD_TYPE ? SCHEDSTUDIO_BUILD_TYPE : "unnamed";
+#else
+    const std::string build = "unknown";
+#endif
+    char buf[512];
+    std::snprintf(buf, sizeof buf, "machine: %s, %ld logical CPUs, %.1f GiB, load average %.2f at the start; %s build",
+                  cpu.c_str(), cpus, memGiB, load1, build.c_str());
+    return buf;
+}
+
 struct BenchResult {
     long jobs = 0;
     unsigned long long events = 0, decisions = 0;
@@ -200,6 +243,7 @@ int cmdBench(Args& a)
     std::printf("bench: cluster %s (%d machines, %d GPUs), load %.2f, seed %llu, one process per run\n",
                 cluster.name.c_str(), cluster.machineCount(), cluster.totalGpus(), load,
                 static_cast<unsigned long long>(seed));
+    std::printf("%s\n", machineLine().c_str());
     if (log.on)
         std::printf("each run streams its decision log to %s, with run --log-out's limits (per record: %s queued jobs, "
                     "%d placements with scores; above %zu jobs %d and %d); sim s includes writing it\n",
@@ -287,6 +331,28 @@ int cmdBench(Args& a)
             std::printf(" %8s\n", "n/a");
         else
             std::printf(" %8.2f%s\n", g, row.stopped ? " (stopped at a larger size)" : "");
+    }
+    // each policy against fifo+firstfit at the largest size both ran: measured in one run on one machine, these
+    // carry across machines better than the seconds do
+    const auto fifo = std::find_if(rows.begin(), rows.end(), [](const Row& r) { return r.policy == "fifo+firstfit"; });
+    if (fifo != rows.end() && !fifo->pts.empty() && rows.size() > 1) {
+        std::printf("\nagainst fifo+firstfit (simulation seconds over fifo+firstfit's at the largest size both ran)\n");
+        for (const Row& row : rows) {
+            if (&row == &*fifo)
+                continue;
+            double ratio = -1;
+            long at = 0;
+            for (const auto& [n, secs] : row.pts)
+                for (const auto& [fn, fsecs] : fifo->pts)
+                    if (fn == n && n > at && fsecs > 0) {
+                        at = n;
+                        ratio = secs / fsecs;
+                    }
+            if (ratio < 0)
+                std::printf("%-20s %10s\n", row.policy.c_str(), "n/a");
+            else
+                std::printf("%-20s %9.1fx at %ld jobs\n", row.policy.c_str(), ratio, at);
+        }
     }
     return 0;
 }

@@ -143,6 +143,11 @@ private Q_SLOTS:
         QVERIFY(tail.contains(QRegularExpression(R"(\n\S+\s+300\s+600\s+100000000\s+growth\n)")));
         QVERIFY2(tail.contains(QRegularExpression(R"(\nlas\+firstfit\s+\d+\.\d\d\s+\d+\.\d\d\s+\(> 0\.50\)\s+(n/a|-?\d+\.\d\d \(stopped at a larger size\))\n)")),
                  qPrintable(tail)); // (a growth where the runs reach --fit-floor: a sanitizer build)
+        // the machine it ran on, and each policy against fifo+firstfit at the largest size both ran (600 here)
+        QVERIFY2(out.contains(QRegularExpression(R"(\nmachine: .+, \d+ logical CPUs, \d+\.\d GiB, load average \d+\.\d\d at the start; \S+ build\n)")),
+                 qPrintable(out));
+        QVERIFY2(tail.contains(QRegularExpression(R"(\nagainst fifo\+firstfit .*\nlas\+firstfit\s+(\d+\.\dx at 600 jobs|n/a)\n)")),
+                 qPrintable(tail));
     }
 
     void generateIsReproducible()
