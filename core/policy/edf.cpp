@@ -24,8 +24,16 @@ public:
                 lowest = std::min(lowest, float((ctx.now() - q.staticKey) / 3600.0));
         std::vector<ScoredJob> out;
         out.reserve(served.size());
-        for (const QueuedJob& q : served)
-            out.push_back({q.job, std::isfinite(q.staticKey) ? float((ctx.now() - q.staticKey) / 3600.0) : lowest - 1.0f});
+        for (const QueuedJob& q : served) {
+            if (!std::isfinite(q.staticKey)) {
+                out.push_back({q.job, lowest - 1.0f});
+                continue;
+            }
+            ScoredJob s {q.job, float((ctx.now() - q.staticKey) / 3600.0)};
+            s.clockFrom = q.staticKey; // (the log stores the clock, not each decision's hours)
+            s.clockPer = 3600.0f;
+            out.push_back(s);
+        }
         return out;
     }
 };

@@ -12,8 +12,13 @@ public:
     {
         std::vector<ScoredJob> out;
         out.reserve(served.size());
-        for (const QueuedJob& q : served)
-            out.push_back({q.job, float((ctx.now() - ctx.rt(q.job).enqueuedAt) / 60.0)});
+        for (const QueuedJob& q : served) {
+            const double since = ctx.rt(q.job).enqueuedAt;
+            ScoredJob s {q.job, float((ctx.now() - since) / 60.0)};
+            s.clockFrom = since; // (the log stores the clock, not each decision's minutes)
+            s.clockPer = 60.0f;
+            out.push_back(s);
+        }
         return out;
     }
 };

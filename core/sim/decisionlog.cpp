@@ -95,7 +95,10 @@ void Replayer::seek(int k)
 //          previous record's queue of the stream, from the place (zig-zag) after the last copied run's end (0 at a
 //          record's start); h odd: h/2 literal items (their job deltas chained across the record's literal items).
 //          Versions 2 to 6: item count, then the items.
-//   queue item: job(zz delta) flags(bit0 std, bit1 gate, bit2 critic) priority(f32) [std f32] [gate f32] [critic f32]
+//   queue item: job(zz delta) flags(bit0 std, bit1 gate, bit2 critic, bit3 clock) priority(f32) [std f32] [gate f32]
+//          [critic f32]; with bit3 (version 8), clockFrom(f64) clockPer(f32) stand for the priority, which is
+//          float((the record's time - clockFrom) / clockPer), also for the items a run copies (a queue whose
+//          scores move only with the clock, FIFO's minutes waited, copies as a whole)
 //   placement: job(zz) slots(count, gpu, milli) machines(count, values) affinity(count, f32...)
 //              affinityVar(count, f32...) reason rwgpMean(count, f32...) rwgpVar(count, f32...)
 //   admission: job(zz) verdict score(f32) reason
@@ -108,8 +111,8 @@ void Replayer::seek(int k)
 //           bytes); index == size + 1: a literal string not added (past 256 distinct reasons).
 // Older layouts still read: file version 1 (plain zig-zag ints, flags byte after the priority, literal
 // reasons, no admissions), version 2 (no allocation), version 3 (no allocation note), version 4 (no RWGP
-// posterior), version 5 (no critic), version 6 (queues item by item) and the store's blob versions 1 (version 2
-// without admissions), 2 to 6 (the same steps).
+// posterior), version 5 (no critic), version 6 (queues item by item), version 7 (no clocked items) and the
+// store's blob versions 1 (version 2 without admissions), 2 to 7 (the same steps).
 const char* toString(Admit a)
 {
     switch (a) {
@@ -122,8 +125,8 @@ const char* toString(Admit a)
 
 namespace {
 const char kMagic[6] = {'S', 'S', 'D', 'L', 'O', 'G'};
-constexpr uint8_t kVersion = 7;
-constexpr uint64_t kBlobVersion = 7;
+constexpr uint8_t kVersion = 8;
+constexpr uint64_t kBlobVersion = 8;
 
 void putVar(std::string& b, uint64_t v)
 {
@@ -173,7 +176,11 @@ struct Layout {
     bool rwgp = true;        // version 5: the RWGP posterior of a placement
     bool critic = true;      // version 6: the critic's values
     bool queueDelta = true;  // version 7: the queue as runs copied from the previous record's and literal items
+    bool clock = true;       // version 8: queue items whose priority moves with the clock (ScoredJob::clockFrom)
 };
+
+/// A clocked item's priority at `time` (the writer checks that it is the priority it was given).
+float clockedPriority(double time, const ScoredJob& q) { return float((time - q.clockFrom) / double(q.clockPer)); }
 
 class Reader {
 public:
@@ -280,12 +287,22 @@ public:
     }
 
     /// A queue item as version 2 on writes it (job as a zig-zag delta from `prev`, which it moves on).
-    void item(ScoredJob& q, int64_t& prev)
+    void item(ScoredJob& q, int64_t& prev, bool clock, double time)
     {
         prev += sint();
         q.job = int(prev);
         const uint64_t flags = var();
-        q.priority = f();
+        if (flags & 8) {
+            if (!clock)
+                fail("clocked queue item before version 8");
+            q.clockFrom = d();
+            q.clockPer = f();
+            if (!std::isfinite(q.clockFrom) || !std::isfinite(q.clockPer) || q.clockPer == 0)
+                fail("bad clocked queue item");
+            q.priority = clockedPriority(time, q);
+        } else {
+            q.priority = f();
+        }
         q.priorityStd = (flags & 1) ? f() : kNoScore;
         q.gate = (flags & 2) ? f() : kNoScore;
         q.critic = (flags & 4) ? f() : kNoScore;
@@ -293,7 +310,7 @@ public:
     /// Version 7's queue: its length, then runs until it is whole, each a varint h: h even, h/2 items copied from
     /// the previous record's queue from a place given as a zig-zag delta from where the last copy ended; h odd,
     /// h/2 literal items.
-    void queueRuns(std::vector<ScoredJob>& out, const std::vector<ScoredJob>& prevQueue)
+    void queueRuns(std::vector<ScoredJob>& out, const std::vector<ScoredJob>& prevQueue, bool clock, double time)
     {
         const uint64_t n = var();
         if (n > prevQueue.size() + (m_n - m_p)) // a copied item takes no byte, a literal one at least one
@@ -309,13 +326,17 @@ public:
             if (h & 1) {
                 for (uint64_t k = 0; k < len; ++k) {
                     out.emplace_back();
-                    item(out.back(), prevJob);
+                    item(out.back(), prevJob, clock, time);
                 }
             } else {
                 const int64_t at = expect + sint();
                 if (at < 0 || uint64_t(at) + len > prevQueue.size())
                     fail("queue run outside the previous queue");
+                const size_t from = out.size();
                 out.insert(out.end(), prevQueue.begin() + at, prevQueue.begin() + at + int64_t(len));
+                for (size_t k = from; k < out.size(); ++k)
+                    if (!std::isnan(out[k].clockFrom))
+                        out[k].priority = clockedPriority(time, out[k]);
                 expect = at + int64_t(len);
             }
         }
@@ -332,7 +353,7 @@ public:
         r.finished = ints(delta);
         r.queueLength = int(var());
         if (l.queueDelta) {
-            queueRuns(r.queue, prevQueue);
+            queueRuns(r.queue, prevQueue, l.clock, r.time);
             prevQueue = r.queue;
         } else {
             r.queue.resize(count());
@@ -469,8 +490,14 @@ void putItem(std::string& b, const ScoredJob& q, int64_t& prev)
     putInt(b, int64_t(q.job) - prev);
     prev = q.job;
     const bool hasStd = !std::isnan(q.priorityStd), hasGate = !std::isnan(q.gate), hasCritic = !std::isnan(q.critic);
-    putVar(b, (hasStd ? 1u : 0u) | (hasGate ? 2u : 0u) | (hasCritic ? 4u : 0u));
-    putF(b, q.priority);
+    const bool clocked = !std::isnan(q.clockFrom); // (checked by DecisionRecordEncoder::queue)
+    putVar(b, (hasStd ? 1u : 0u) | (hasGate ? 2u : 0u) | (hasCritic ? 4u : 0u) | (clocked ? 8u : 0u));
+    if (clocked) {
+        putD(b, q.clockFrom);
+        putF(b, q.clockPer);
+    } else {
+        putF(b, q.priority);
+    }
     if (hasStd)
         putF(b, q.priorityStd);
     if (hasGate)
@@ -481,17 +508,34 @@ void putItem(std::string& b, const ScoredJob& q, int64_t& prev)
 
 bool sameItem(const ScoredJob& a, const ScoredJob& b)
 {
-    // bit for bit (a NaN "no score" equals itself): a copied item must decode exactly as written
-    return a.job == b.job && std::memcmp(&a.priority, &b.priority, sizeof(float)) == 0
-           && std::memcmp(&a.priorityStd, &b.priorityStd, sizeof(float)) == 0
+    // bit for bit (a NaN "no score" equals itself): a copied item must decode exactly as written; a clocked one
+    // (both clocked, as written) by its clock, from which the reader computes the priority at the new time
+    const bool ca = !std::isnan(a.clockFrom), cb = !std::isnan(b.clockFrom);
+    if (ca != cb)
+        return false;
+    const bool score = ca ? std::memcmp(&a.clockFrom, &b.clockFrom, sizeof(double)) == 0
+                                && std::memcmp(&a.clockPer, &b.clockPer, sizeof(float)) == 0
+                          : std::memcmp(&a.priority, &b.priority, sizeof(float)) == 0;
+    return a.job == b.job && score && std::memcmp(&a.priorityStd, &b.priorityStd, sizeof(float)) == 0
            && std::memcmp(&a.gate, &b.gate, sizeof(float)) == 0 && std::memcmp(&a.critic, &b.critic, sizeof(float)) == 0;
 }
 } // namespace
 
-void DecisionRecordEncoder::queue(std::string& b, const std::vector<ScoredJob>& q)
+void DecisionRecordEncoder::queue(std::string& b, const std::vector<ScoredJob>& given, double time)
 {
     // Version 7: runs of items copied from the previous record's queue (a queue changes little from one decision
     // to the next: a few jobs leave, a few arrive, the rest keep their order and priorities) and literal items.
+    // Version 8: an item keeps its clock only where the clock gives its priority bit for bit at this record's time
+    // (else it is written as a plain score), so what is read back is always what was given.
+    std::vector<ScoredJob>& q = m_clocked;
+    q = given;
+    for (ScoredJob& x : q)
+        if (!std::isnan(x.clockFrom)) {
+            const float p = clockedPriority(time, x);
+            if (!std::isfinite(x.clockFrom) || !std::isfinite(x.clockPer) || x.clockPer == 0
+                || std::memcmp(&p, &x.priority, sizeof p) != 0)
+                x.clockFrom = std::numeric_limits<double>::quiet_NaN();
+        }
     const std::vector<ScoredJob>& prev = m_prevQueue;
     auto copyFrom = [&](size_t i) -> int64_t { // where item i of `q` starts a copy in `prev`, -1 when nowhere
         const int job = q[i].job;
@@ -538,7 +582,7 @@ void DecisionRecordEncoder::encode(std::string& b, const DecisionRecord& r)
     putDeltaInts(b, r.arrived);
     putDeltaInts(b, r.finished);
     putVar(b, uint64_t(std::max(0, r.queueLength)));
-    queue(b, r.queue);
+    queue(b, r.queue, r.time);
     putDeltaInts(b, r.preempted);
     putVar(b, r.placements.size());
     for (const PlacementRecord& p : r.placements) {
@@ -625,6 +669,7 @@ DecisionLog decodeDecisionLogBlob(const void* data, size_t size)
     l.rwgp = version >= 5;
     l.critic = version >= 6;
     l.queueDelta = version >= 7;
+    l.clock = version >= 8;
     DecisionLog log;
     log.machineCount = int(rd.var());
     log.gpuCount = int(rd.var());
@@ -685,7 +730,7 @@ DecisionLog readDecisionLog(const std::string& path)
     const uint8_t ver = rd.byte();
     if (ver < 1 || ver > kVersion)
         throw std::runtime_error(path + ": decision log format version " + std::to_string(int(ver))
-                                 + " is not supported (this build reads versions 1 to 7)");
+                                 + " is not supported (this build reads versions 1 to 8)");
     Layout l;
     l.v1File = ver == 1;
     l.admissions = ver >= 2;
@@ -694,6 +739,7 @@ DecisionLog readDecisionLog(const std::string& path)
     l.rwgp = ver >= 5;
     l.critic = ver >= 6;
     l.queueDelta = ver >= 7;
+    l.clock = ver >= 8;
     DecisionLog log;
     log.machineCount = int(rd.var());
     log.gpuCount = int(rd.var());

@@ -24,6 +24,12 @@ struct ScoredJob {
     /// A Q-critic's value of this job as the ordering action (the job put first, the placement action as taken);
     /// NaN for jobs that could not start and for policies without a Q-critic (DAS with `critic` q, log version 6).
     float critic = kNoScore;
+    /// A score that moves with the clock (log version 8): when clockFrom is a number, priority is
+    /// float((the record's time - clockFrom) / clockPer), as FIFO's minutes waited and EDF's hours past the deadline
+    /// are. The log then stores clockFrom and clockPer, and a queue that did not change but for the clock is
+    /// copied from the previous record instead of written again. Set by the ordering; NaN for other scores.
+    float clockPer = 0;
+    double clockFrom = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// One placement attempt. `slots` empty = the job could not be placed (it stays queued).
@@ -133,18 +139,19 @@ private:
     std::vector<std::string> m_reasons;
     std::vector<ScoredJob> m_prevQueue; // the last record's queue (version 7 copies runs of it)
     std::vector<uint32_t> m_posOf;      // job -> its place in m_prevQueue (checked against it)
+    std::vector<ScoredJob> m_clocked;   // queue()'s scratch: the record's queue with the clocks that hold
     void reason(std::string& out, const std::string& s);
-    void queue(std::string& out, const std::vector<ScoredJob>& q);
+    void queue(std::string& out, const std::vector<ScoredJob>& q, double time);
 };
 
-/// Whole log as one blob ("SSLB", version 7, record count, then the records); the store's encoding 2.
+/// Whole log as one blob ("SSLB", version 8, record count, then the records); the store's encoding 2.
 std::string encodeDecisionLogBlob(const DecisionLog& log);
-/// Reads encodeDecisionLogBlob's blob, and the store's older versions 1 to 6. Throws std::runtime_error
+/// Reads encodeDecisionLogBlob's blob, and the store's older versions 1 to 7. Throws std::runtime_error
 /// "decision log blob: what at byte N" on any corruption, truncation or trailing bytes.
 DecisionLog decodeDecisionLogBlob(const void* data, size_t size);
 
-/// Streams records to a compact binary file: header "SSDLOG", version 7, machine and GPU counts, then
-/// DecisionRecordEncoder records to the end. readDecisionLog also reads version 1 to 6 files.
+/// Streams records to a compact binary file: header "SSDLOG", version 8, machine and GPU counts, then
+/// DecisionRecordEncoder records to the end. readDecisionLog also reads version 1 to 7 files.
 class DecisionLogWriter {
 public:
     DecisionLogWriter(const std::string& path, int machineCount, int gpuCount); ///< throws on open failure

@@ -3,7 +3,8 @@
 // stream (without them) still reads, and SchedContext::recordCritic lands on the right placement, dense or top-K.
 // Version 7 (issue 20): queues written as runs copied from the previous record's queue round-trip exactly, stay
 // small when a queue changes little, and a run that points outside the previous queue is corruption; the sparse
-// affinity form keeps the same machines as a sort.
+// affinity form keeps the same machines as a sort. Version 8: a score that moves with the clock (FIFO's minutes
+// waited, EDF's hours past the deadline) is stored as its clock, so such queues copy too, and read back bit for bit.
 #include <QTest>
 
 #include <algorithm>
@@ -13,12 +14,30 @@
 #include <random>
 
 #include "model/clusterspec.h"
+#include "model/tracegen.h"
+#include "run/runner.h"
 #include "sim/decisionlog.h"
 #include "sim/engine.h"
 
 using namespace ss;
 
 namespace {
+
+/// The log read back from its store blob and from a --log-out file (written record by record, then removed).
+std::vector<DecisionLog> throughBlobAndFile(const DecisionLog& log, const char* fileName)
+{
+    const std::string blob = encodeDecisionLogBlob(log);
+    const std::string path = (std::filesystem::temp_directory_path() / fileName).string();
+    {
+        DecisionLogWriter w(path, log.machineCount, log.gpuCount);
+        for (const DecisionRecord& r : log.records)
+            w.write(r);
+        w.close();
+    }
+    std::vector<DecisionLog> out {decodeDecisionLogBlob(blob.data(), blob.size()), readDecisionLog(path)};
+    std::filesystem::remove(path);
+    return out;
+}
 
 DecisionRecord criticRecord()
 {
@@ -141,7 +160,7 @@ private Q_SLOTS:
         r.preempted = {3};
         log.records = {r};
         const std::string blob = encodeDecisionLogBlob(log);
-        QCOMPARE(int(blob[4]), 7); // "SSLB", then the version varint
+        QCOMPARE(int(blob[4]), 8); // "SSLB", then the version varint
         for (const char version : {char(6), char(5)}) {
             std::string older = blob;
             older[4] = version;
@@ -206,16 +225,8 @@ private Q_SLOTS:
             r.queueLength = int(q.size()) + 5;
             log.records.push_back(r);
         }
-        const std::string blob = encodeDecisionLogBlob(log);
-        QCOMPARE(int(blob[4]), 7);
-        const std::string path = (std::filesystem::temp_directory_path() / "tst_queueruns.sslog").string();
-        {
-            DecisionLogWriter w(path, log.machineCount, log.gpuCount);
-            for (const DecisionRecord& r : log.records)
-                w.write(r);
-            w.close();
-        }
-        for (const DecisionLog& back : {decodeDecisionLogBlob(blob.data(), blob.size()), readDecisionLog(path)}) {
+        QCOMPARE(int(encodeDecisionLogBlob(log)[4]), 8);
+        for (const DecisionLog& back : throughBlobAndFile(log, "tst_queueruns.sslog")) {
             QCOMPARE(back.records.size(), log.records.size());
             for (size_t k = 0; k < log.records.size(); ++k) {
                 const std::vector<ScoredJob>& a = log.records[k].queue;
@@ -230,7 +241,173 @@ private Q_SLOTS:
                 }
             }
         }
-        std::filesystem::remove(path);
+    }
+
+    void clockedQueuesRoundTripAndCopy()
+    {
+        // FIFO-like items (minutes waited since a job joined), EDF-like ones (hours past a deadline, negative),
+        // plain scores among them, and items whose clock does not give their priority (it must not be trusted),
+        // over records whose times move on: through the file and the blob every priority reads back bit for bit,
+        // and a clock is kept exactly where it holds.
+        std::mt19937 rng(11);
+        DecisionLog log;
+        log.machineCount = 2;
+        log.gpuCount = 8;
+        std::vector<ScoredJob> q;
+        int nextJob = 0;
+        double t = 0;
+        auto fresh = [&](double now) {
+            ScoredJob s {nextJob++, 0.0f};
+            const int kind = int(rng() % 4);
+            if (kind == 0) { // plain
+                s.priority = float(rng() % 1000) / 9.0f;
+            } else {
+                s.clockPer = kind == 1 ? 60.0f : 3600.0f;
+                s.clockFrom = kind == 1 ? now - double(rng() % 5000) / 7.0 : now + double(rng() % 90000) / 3.0;
+            }
+            return s;
+        };
+        long wrong = 0;
+        for (int k = 0; k < 500; ++k) {
+            t += double(rng() % 400) / 3.0;
+            const int op = int(rng() % 6);
+            if (op == 0 && !q.empty())
+                q.erase(q.begin());
+            else if (op == 1 && q.size() > 2)
+                q.erase(q.begin() + long(rng() % q.size()));
+            else if (op == 2 && q.size() > 1)
+                std::swap(q[rng() % q.size()], q[rng() % q.size()]);
+            for (int a = int(rng() % 3); a > 0; --a)
+                q.push_back(fresh(t));
+            DecisionRecord r;
+            r.index = uint32_t(k);
+            r.time = t;
+            r.queue = q;
+            for (ScoredJob& s : r.queue)
+                if (!std::isnan(s.clockFrom))
+                    s.priority = float((t - s.clockFrom) / double(s.clockPer));
+            if (!r.queue.empty() && rng() % 5 == 0) { // a clock that does not give the priority
+                r.queue[rng() % r.queue.size()].priority += 0.5f;
+                ++wrong;
+            }
+            r.queueLength = int(r.queue.size());
+            log.records.push_back(r);
+        }
+        QVERIFY(wrong > 20);
+        long clocked = 0;
+        for (const DecisionLog& back : throughBlobAndFile(log, "tst_clocked.sslog")) {
+            QCOMPARE(back.records.size(), log.records.size());
+            for (size_t k = 0; k < log.records.size(); ++k) {
+                const std::vector<ScoredJob>& a = log.records[k].queue;
+                const std::vector<ScoredJob>& b = back.records[k].queue;
+                QCOMPARE(b.size(), a.size());
+                for (size_t i = 0; i < a.size(); ++i) {
+                    QCOMPARE(b[i].job, a[i].job);
+                    QVERIFY2(std::memcmp(&a[i].priority, &b[i].priority, sizeof(float)) == 0,
+                             qPrintable(QStringLiteral("record %1 item %2: %3 read as %4").arg(k).arg(i).arg(a[i].priority).arg(b[i].priority)));
+                    const bool holds = !std::isnan(a[i].clockFrom)
+                        && float((log.records[k].time - a[i].clockFrom) / double(a[i].clockPer)) == a[i].priority;
+                    QCOMPARE(!std::isnan(b[i].clockFrom), holds);
+                    if (holds) {
+                        QCOMPARE(b[i].clockFrom, a[i].clockFrom);
+                        QCOMPARE(b[i].clockPer, a[i].clockPer);
+                        ++clocked;
+                    }
+                }
+            }
+        }
+        QVERIFY(clocked > 1000);
+
+        // A FIFO queue of 1,000 jobs, one leaving and one joining per decision, the clock moving on: each record
+        // copies the queue (version 7 wrote every item again, its minutes having changed: 5 MB for these records).
+        DecisionLog fifo;
+        std::vector<ScoredJob> fq;
+        for (int j = 0; j < 1000; ++j) {
+            ScoredJob s {j, 0.0f};
+            s.clockFrom = 3.0 * j;
+            s.clockPer = 60.0f;
+            fq.push_back(s);
+        }
+        for (int k = 0; k < 1000; ++k) {
+            DecisionRecord r;
+            r.index = uint32_t(k);
+            r.time = 3000.0 + 3.0 * k + 0.25;
+            r.queue = fq;
+            for (ScoredJob& s : r.queue)
+                s.priority = float((r.time - s.clockFrom) / 60.0);
+            r.queueLength = int(fq.size());
+            fifo.records.push_back(r);
+            fq.erase(fq.begin());
+            ScoredJob s {1000 + k, 0.0f};
+            s.clockFrom = 3.0 * (1000 + k);
+            s.clockPer = 60.0f;
+            fq.push_back(s);
+        }
+        const std::string fb = encodeDecisionLogBlob(fifo);
+        QVERIFY2(fb.size() < 60000, std::to_string(fb.size()).c_str());
+        const DecisionLog fback = decodeDecisionLogBlob(fb.data(), fb.size());
+        QCOMPARE(fback.records[999].queue.back().priority, fifo.records[999].queue.back().priority);
+        QCOMPARE(fback.records[500].queue[10].priority, fifo.records[500].queue[10].priority);
+        // Relabelled as version 7, a clocked item is corruption, not a score read from the clock's bytes.
+        std::string older = fb;
+        older[4] = 7;
+        try {
+            decodeDecisionLogBlob(older.data(), older.size());
+            QFAIL("a clocked item was read as version 7");
+        } catch (const std::runtime_error& e) {
+            QVERIFY2(std::string(e.what()).find("clocked") != std::string::npos, e.what());
+        }
+    }
+
+    void fifoAndEdfLogsCopyTheirQueues()
+    {
+        // FIFO and EDF runs on a loaded alibaba-scale: their queues read back bit for bit through the blob, and
+        // storing the clocks makes the log several times smaller than the same records with plain scores
+        const ClusterSpec cluster = makeClusterPreset("alibaba-scale");
+        TraceGenConfig g;
+        g.jobs = 8000;
+        g.seed = 4;
+        g.load = 3;
+        g.deadlineShare = 0.7;
+        g.clusterGpus = cluster.totalGpus();
+        const Trace t = generateTrace(g);
+        for (const char* policy : {"fifo+firstfit", "edf+consolidate"}) {
+            struct Keep : SimObserver {
+                DecisionLog log;
+                void onDecision(const DecisionRecord& r) override { log.records.push_back(r); }
+            } keep;
+            RunSpec spec;
+            spec.policy = policy;
+            spec.config.recordDecisions = true;
+            runSimulation(cluster, t, spec, {}, nullptr, {&keep});
+            keep.log.machineCount = cluster.machineCount();
+            keep.log.gpuCount = cluster.totalGpus();
+            long items = 0;
+            for (const DecisionRecord& r : keep.log.records)
+                items += long(r.queue.size());
+            QVERIFY2(items > 100000, qPrintable(QStringLiteral("%1: %2 queued items").arg(policy).arg(items)));
+            const std::string blob = encodeDecisionLogBlob(keep.log);
+            const DecisionLog back = decodeDecisionLogBlob(blob.data(), blob.size());
+            QCOMPARE(back.records.size(), keep.log.records.size());
+            for (size_t k = 0; k < back.records.size(); ++k) {
+                const std::vector<ScoredJob>& a = keep.log.records[k].queue;
+                const std::vector<ScoredJob>& b = back.records[k].queue;
+                QCOMPARE(b.size(), a.size());
+                for (size_t i = 0; i < a.size(); ++i)
+                    QVERIFY(b[i].job == a[i].job && std::memcmp(&a[i].priority, &b[i].priority, sizeof(float)) == 0);
+            }
+            DecisionLog plain = keep.log;
+            for (DecisionRecord& r : plain.records)
+                for (ScoredJob& q : r.queue)
+                    q.clockFrom = std::numeric_limits<double>::quiet_NaN();
+            const size_t plainSize = encodeDecisionLogBlob(plain).size();
+            // (EDF's jobs without a deadline score below the lowest of the others, a plain score that moves with
+            // it: only its jobs with deadlines copy)
+            const double factor = std::string(policy).rfind("fifo", 0) == 0 ? 3.0 : 1.2;
+            QVERIFY2(double(plainSize) > factor * double(blob.size()),
+                     qPrintable(QStringLiteral("%1: %2 bytes, %3 with plain scores").arg(policy).arg(blob.size()).arg(plainSize)));
+            qInfo("%s: %ld queued items, log blob %zu bytes, %zu with plain scores", policy, items, blob.size(), plainSize);
+        }
     }
 
     void queueRunsAreSmallAndChecked()
