@@ -21,19 +21,12 @@ public:
         float lowest = 0.0f;
         for (const QueuedJob& q : served)
             if (std::isfinite(q.staticKey))
-                lowest = std::min(lowest, float((ctx.now() - q.staticKey) / 3600.0));
+                lowest = std::min(lowest, ScoredJob::clockedPriority(ctx.now(), q.staticKey, 3600.0f));
         std::vector<ScoredJob> out;
         out.reserve(served.size());
-        for (const QueuedJob& q : served) {
-            if (!std::isfinite(q.staticKey)) {
-                out.push_back({q.job, lowest - 1.0f});
-                continue;
-            }
-            ScoredJob s {q.job, float((ctx.now() - q.staticKey) / 3600.0)};
-            s.clockFrom = q.staticKey; // (the log stores the clock, not each decision's hours)
-            s.clockPer = 3600.0f;
-            out.push_back(s);
-        }
+        for (const QueuedJob& q : served) // (the log stores the clock, not each decision's hours)
+            out.push_back(std::isfinite(q.staticKey) ? ScoredJob::clocked(q.job, ctx.now(), q.staticKey, 3600.0f)
+                                                     : ScoredJob {q.job, lowest - 1.0f});
         return out;
     }
 };

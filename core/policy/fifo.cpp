@@ -12,13 +12,8 @@ public:
     {
         std::vector<ScoredJob> out;
         out.reserve(served.size());
-        for (const QueuedJob& q : served) {
-            const double since = ctx.rt(q.job).enqueuedAt;
-            ScoredJob s {q.job, float((ctx.now() - since) / 60.0)};
-            s.clockFrom = since; // (the log stores the clock, not each decision's minutes)
-            s.clockPer = 60.0f;
-            out.push_back(s);
-        }
+        for (const QueuedJob& q : served) // (the log stores the clock, not each decision's minutes)
+            out.push_back(ScoredJob::clocked(q.job, ctx.now(), ctx.rt(q.job).enqueuedAt, 60.0f));
         return out;
     }
 };

@@ -67,8 +67,7 @@ int firstWithMilli(const ClusterState& s, const TypeList& types, int milli, int 
 std::vector<int> machinesWithFree(const ClusterState& s, const TypeList& types)
 {
     std::vector<int> out;
-    for (int m = firstWithFree(s, types, 1, 0); m >= 0; m = firstWithFree(s, types, 1, m + 1))
-        out.push_back(m);
+    s.forMachinesWithFree(1, types.t, types.size(), [&](int m) { out.push_back(m); });
     return out;
 }
 

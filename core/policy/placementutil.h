@@ -34,8 +34,7 @@ std::vector<int> machinesWithMilli(const ClusterState& s, const TypeList& types,
 /// machine keeps -1) cost the machines with room, not the whole cluster.
 template <class F> void forMachinesWithFree(const ClusterState& s, const TypeList& types, F fn)
 {
-    for (int m = firstWithFree(s, types, 1, 0); m >= 0; m = firstWithFree(s, types, 1, m + 1))
-        fn(m, s.freeGpus(m));
+    s.forMachinesWithFree(1, types.t, types.size(), [&](int m) { fn(m, s.freeGpus(m)); });
 }
 /// Takes n whole free GPUs of machine m, lowest index first.
 void takeWhole(const ClusterState& s, const ClusterSpec& c, int m, int n, std::vector<GpuSlot>& out);

@@ -85,41 +85,50 @@ void TetrisScheduler::reset(const SimSetup& setup)
     m_logStamp = 0;
 }
 
+TetrisScheduler::LogTerms TetrisScheduler::quotients(const std::array<double, 3>& k, double need, double cpu, double mem,
+                                                     double rem)
+{
+    LogTerms t;
+    t.dg = need / k[0];
+    double d = t.dg;
+    t.cj = 0;
+    if (k[1] > 0 && cpu > 0)
+        d += (t.cj = cpu / k[1]);
+    t.mj = 0;
+    if (k[2] > 0 && mem > 0)
+        d += (t.mj = mem / k[2]);
+    t.work = d * rem;
+    return t;
+}
+
+double TetrisScheduler::alignOn(const LogTerms& t, const std::array<double, 3>& k, double freeG, double cpuUsed,
+                                double memUsed, double cpu, double mem)
+{
+    double a = (freeG / k[0]) * t.dg;
+    if (k[1] > 0 && cpu > 0)
+        a += ((k[1] - cpuUsed) / k[1]) * t.cj;
+    if (k[2] > 0 && mem > 0)
+        a += ((k[2] - memUsed) / k[2]) * t.mj;
+    return a;
+}
+
 const TetrisScheduler::LogTerms& TetrisScheduler::logTerms(size_t i, int kind)
 {
     LogTerms& t = m_logTerms[i * m_kinds.size() + size_t(kind)];
-    if (t.stamp == m_logStamp)
-        return t;
-    // as work() computes them (align() reads the same three quotients)
-    const LogJob& jb = m_logJobs[i];
-    const std::array<double, 3>& k = m_kinds[size_t(kind)];
-    t.dg = jb.need / k[0];
-    double d = t.dg;
-    t.cj = 0;
-    if (k[1] > 0 && jb.cpu > 0)
-        d += (t.cj = jb.cpu / k[1]);
-    t.mj = 0;
-    if (k[2] > 0 && jb.mem > 0)
-        d += (t.mj = jb.mem / k[2]);
-    t.work = d * jb.rem;
-    t.stamp = m_logStamp;
+    if (t.stamp != m_logStamp) {
+        const LogJob& jb = m_logJobs[i];
+        t = quotients(m_kinds[size_t(kind)], jb.need, jb.cpu, jb.mem, jb.rem);
+        t.stamp = m_logStamp;
+    }
     return t;
 }
 
 double TetrisScheduler::logAlign(size_t i, int m, const ClusterState& st)
 {
-    // align(ctx, job, m), term by term
     const int kind = m_kindOf[size_t(m)];
-    const LogTerms& t = logTerms(i, kind);
-    const std::array<double, 3>& k = m_kinds[size_t(kind)];
     const LogJob& jb = m_logJobs[i];
     const double freeG = st.freeGpus(m) + (jb.frac ? st.maxFreeMilliOn(m) / 1000.0 : 0.0);
-    double a = (freeG / k[0]) * t.dg;
-    if (k[1] > 0 && jb.cpu > 0)
-        a += ((k[1] - m_cpuUsed[size_t(m)]) / k[1]) * t.cj;
-    if (k[2] > 0 && jb.mem > 0)
-        a += ((k[2] - m_memUsed[size_t(m)]) / k[2]) * t.mj;
-    return a;
+    return alignOn(logTerms(i, kind), m_kinds[size_t(kind)], freeG, m_cpuUsed[size_t(m)], m_memUsed[size_t(m)], jb.cpu, jb.mem);
 }
 
 // CPU and memory of a job are split over its machines in proportion to the GPU share held there.
@@ -182,30 +191,22 @@ bool TetrisScheduler::fitsOn(const SchedContext& ctx, int job, int m) const
 
 double TetrisScheduler::align(const SchedContext& ctx, int job, int m) const
 {
-    const Machine& mc = ctx.cluster().machines[size_t(m)];
     const Job& jb = ctx.job(job);
-    const double g = std::max(1, mc.gpus);
     const bool frac = m_jFrac[size_t(job)];
+    const std::array<double, 3>& k = m_kinds[size_t(m_kindOf[size_t(m)])];
     const double freeG = ctx.state().freeGpus(m) + (frac ? ctx.state().maxFreeMilliOn(m) / 1000.0 : 0.0);
-    double a = (freeG / g) * ((frac ? m_jMilli[size_t(job)] / 1000.0 : m_jWhole[size_t(job)]) / g);
-    if (mc.cpus > 0 && jb.cpu > 0)
-        a += ((mc.cpus - m_cpuUsed[size_t(m)]) / mc.cpus) * (jb.cpu / mc.cpus);
-    if (mc.memoryGb > 0 && jb.memGb > 0)
-        a += ((mc.memoryGb - m_memUsed[size_t(m)]) / mc.memoryGb) * (jb.memGb / mc.memoryGb);
-    return a;
+    const double need = frac ? m_jMilli[size_t(job)] / 1000.0 : double(m_jWhole[size_t(job)]);
+    return alignOn(quotients(k, need, jb.cpu, jb.memGb, 0.0), k, freeG, m_cpuUsed[size_t(m)], m_memUsed[size_t(m)], jb.cpu,
+                   jb.memGb);
 }
 
 double TetrisScheduler::work(const SchedContext& ctx, int job, int m) const
 {
-    const Machine& mc = ctx.cluster().machines[size_t(m)];
     const Job& jb = ctx.job(job);
-    const double g = std::max(1, mc.gpus);
-    double d = (m_jFrac[size_t(job)] ? m_jMilli[size_t(job)] / 1000.0 : m_jWhole[size_t(job)]) / g;
-    if (mc.cpus > 0 && jb.cpu > 0)
-        d += jb.cpu / mc.cpus;
-    if (mc.memoryGb > 0 && jb.memGb > 0)
-        d += jb.memGb / mc.memoryGb;
-    return d * std::max(0.0, ctx.rt(job).remainingAt(ctx.now()));
+    const double need = m_jFrac[size_t(job)] ? m_jMilli[size_t(job)] / 1000.0 : double(m_jWhole[size_t(job)]);
+    return quotients(m_kinds[size_t(m_kindOf[size_t(m)])], need, jb.cpu, jb.memGb,
+                     std::max(0.0, ctx.rt(job).remainingAt(ctx.now())))
+        .work;
 }
 
 double TetrisScheduler::score(const SchedContext& ctx, int job, int m, double w) const

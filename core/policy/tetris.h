@@ -72,9 +72,15 @@ private:
         double need, cpu, mem, rem; ///< GPUs asked (whole, or thousandths / 1000), CPUs, memory, work left
     };
     struct LogTerms {
-        double dg, cj, mj, work; ///< need / g, cpu / cpus, mem / memory (when both > 0), the work term
-        uint64_t stamp = 0;      ///< decision these are of
+        double dg, cj, mj, work; ///< need / g, cpu / cpus, mem / memory (each 0 unless both > 0), the work term
+        uint64_t stamp = 0;      ///< decision these are of (the log's cache)
     };
+    /// What align and work compute from a job's demand (GPUs asked, CPUs, memory, work left) on a machine kind
+    /// (GPUs at least 1, CPUs, memory), and align on a machine with that much free: the one place the two
+    /// expressions are written, so that the log's cached scores are the placement's, bit for bit.
+    static LogTerms quotients(const std::array<double, 3>& kind, double need, double cpu, double mem, double rem);
+    static double alignOn(const LogTerms& t, const std::array<double, 3>& kind, double freeG, double cpuUsed,
+                          double memUsed, double cpu, double mem);
     std::vector<LogJob> m_logJobs;     ///< the window's jobs, in window order
     std::vector<LogTerms> m_logTerms; ///< window index * kinds + kind
     uint64_t m_logStamp = 0;

@@ -180,7 +180,7 @@ struct Layout {
 };
 
 /// A clocked item's priority at `time` (the writer checks that it is the priority it was given).
-float clockedPriority(double time, const ScoredJob& q) { return float((time - q.clockFrom) / double(q.clockPer)); }
+float clockedPriority(double time, const ScoredJob& q) { return ScoredJob::clockedPriority(time, q.clockFrom, q.clockPer); }
 
 class Reader {
 public:

@@ -30,6 +30,19 @@ struct ScoredJob {
     /// copied from the previous record instead of written again. Set by the ordering; NaN for other scores.
     float clockPer = 0;
     double clockFrom = std::numeric_limits<double>::quiet_NaN();
+
+    /// The priority of a clocked item at `time`: what the reader computes, and what an ordering gives (clocked()).
+    static float clockedPriority(double time, double from, float per) { return float((time - from) / double(per)); }
+    /// A job scored (now - from) / per, with its clock.
+    static ScoredJob clocked(int job, double now, double from, float per)
+    {
+        ScoredJob s;
+        s.job = job;
+        s.priority = clockedPriority(now, from, per);
+        s.clockFrom = from;
+        s.clockPer = per;
+        return s;
+    }
 };
 
 /// One placement attempt. `slots` empty = the job could not be placed (it stays queued).
