@@ -1,10 +1,8 @@
-// The policies made to scale (2D-LAS over the running-job index, random placement over the free-level bitsets,
-// Tetris's incremental fit tests and queue mirror, SRTF's drift bounds) keep their invariants on 100,000 jobs:
-// no GPU share is ever granted beyond the GPU, and every job ends exactly once. RunConfig::checkInvariants rechecks the whole state after every
-// decision, which is too slow here, so an observer keeps the per-GPU shares and checks them as jobs start and
-// stop, and the job records are checked at the end. Also:
-// RunIndex against a plain walk and GittinsRunIndex (2D-Gittins's certified bounds) against a sort (SRTF's
-// SrtfDrift: tst_srtfdrift); RunIndex::replaceKey; 2D-LAS with the per-decision checks on a loaded cluster.
+// The scale structures of issue 20 against their oracles: RunIndex against a plain walk and GittinsRunIndex
+// (2D-Gittins's certified bounds) against a sort (SRTF's SrtfDrift: tst_srtfdrift); RunIndex::replaceKey; 2D-LAS
+// with the per-decision checks on a loaded cluster; Tetris's logged ranking against its placement scores; machine
+// failures and start states under the scaled policies (ShareChecker follows the GPU shares). The 100,000-job runs
+// of every scaled policy are in tst_scalepolicies.
 #include <QtTest>
 
 #include <algorithm>
@@ -19,97 +17,16 @@
 #include "policy/runindex.h"
 #include "policy/srtfindex.h"
 #include "policy/tiresias.h"
+#include "sharechecker.h"
 #include "walkoracle.h"
 #include "run/forkstart.h"
 #include "run/runner.h"
 
 using namespace ss;
 
-namespace {
-
-class ShareChecker : public SimObserver {
-public:
-    explicit ShareChecker(const ClusterSpec& c, size_t jobs) : m_held(size_t(c.totalGpus()), 0), m_ended(jobs, 0) {}
-    void onJobStarted(double, int job, const JobRuntime& rt) override
-    {
-        for (const GpuSlot& s : rt.slots) {
-            m_held[size_t(s.gpu)] += s.milli;
-            if (m_held[size_t(s.gpu)] > 1000)
-                ++m_overbooked;
-        }
-        ++m_starts;
-        if (m_ended[size_t(job)])
-            ++m_startAfterEnd;
-    }
-    void onJobStopped(double, int job, const JobRuntime& rt, bool finished) override
-    {
-        for (const GpuSlot& s : rt.slots)
-            m_held[size_t(s.gpu)] -= s.milli;
-        if (finished)
-            ++m_ended[size_t(job)];
-    }
-    int overbooked() const { return m_overbooked; }
-    int startAfterEnd() const { return m_startAfterEnd; }
-    long starts() const { return m_starts; }
-    int endedTwice() const { return int(std::count_if(m_ended.begin(), m_ended.end(), [](int e) { return e > 1; })); }
-    bool allReleased() const { return std::all_of(m_held.begin(), m_held.end(), [](int h) { return h == 0; }); }
-
-private:
-    std::vector<int> m_held;
-    std::vector<int> m_ended;
-    int m_overbooked = 0, m_startAfterEnd = 0;
-    long m_starts = 0;
-};
-
-} // namespace
-
 class TstScale : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void policiesAt100k_data()
-    {
-        QTest::addColumn<QString>("policy");
-        QTest::addColumn<int>("jobs");
-        for (const char* p : {"las+consolidate", "las+firstfit", "fifo+random", "tetris", "srtf+firstfit"})
-            QTest::newRow(p) << QString::fromLatin1(p) << 100000;
-    }
-
-    void policiesAt100k()
-    {
-        QFETCH(QString, policy);
-        QFETCH(int, jobs);
-        const ClusterSpec cluster = readCluster("alibaba-scale");
-        TraceGenConfig g;
-        g.jobs = jobs;
-        g.seed = 7;
-        g.load = 0.8;
-        g.clusterGpus = cluster.totalGpus();
-        const Trace t = generateTrace(g);
-        ShareChecker check(cluster, t.jobs.size());
-        RunSpec spec;
-        spec.policy = policy.toStdString();
-        spec.config.seed = 3;
-        const RunOutput out = runSimulation(cluster, t, spec, {}, nullptr, {&check});
-        QCOMPARE(check.overbooked(), 0);
-        QCOMPARE(check.endedTwice(), 0);
-        QCOMPARE(check.startAfterEnd(), 0);
-        QVERIFY(check.allReleased());
-        QCOMPARE(int(out.jobs.size()), jobs);
-        std::vector<char> seen(t.jobs.size(), 0);
-        int done = 0;
-        for (const JobRecord& r : out.jobs) {
-            QVERIFY(r.index >= 0 && size_t(r.index) < seen.size());
-            QVERIFY2(!seen[size_t(r.index)], "a job is recorded twice");
-            seen[size_t(r.index)] = 1;
-            if (r.status == JobStatus::Done) {
-                ++done;
-                QVERIFY(r.end >= r.start && r.start >= r.submit);
-            }
-        }
-        QCOMPARE(done, jobs); // no time limit: every job runs to its end
-        QVERIFY(check.starts() >= jobs);
-    }
-
     void tetrisLoggedRankingMatchesItsPlacementScores()
     {
         // Tetris ranks its window for the log by each job's best score over the machines it fits on, scoring one
