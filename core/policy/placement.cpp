@@ -1,6 +1,7 @@
 #include "policy/placement.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "policy/placementutil.h"
 
@@ -153,8 +154,19 @@ Frame::Frame(const SchedContext& ctx, int j, std::vector<float>* scores)
       k(job.wholeGpus()), milli(job.milli()), fractional(job.fractional()), M(c.machineCount()),
       maxG(float(std::max(1, c.maxGpusPerMachine())))
 {
-    if (scores)
-        scores->assign(size_t(M), -1.0f);
+    if (scores) {
+        // every machine at -1 (no room), four at a time: a placement's failed attempts are explained at every
+        // decision that records them, and a fill of one float per store was a sixth of a logged FIFO run
+        typedef float F4 __attribute__((vector_size(16)));
+        scores->resize(size_t(M));
+        float* p = scores->data();
+        const F4 none = {-1.0f, -1.0f, -1.0f, -1.0f};
+        size_t i = 0;
+        for (; i + 4 <= size_t(M); i += 4)
+            std::memcpy(p + i, &none, sizeof none);
+        for (; i < size_t(M); ++i)
+            p[i] = -1.0f;
+    }
 }
 
 int tightestMachine(const Frame& f)

@@ -4,8 +4,32 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 namespace ss {
+
+namespace {
+
+typedef float F4 __attribute__((vector_size(16)));
+typedef int I4 __attribute__((vector_size(16)));
+
+// No strict order among NaNs: a partial sort of every index, as it always was.
+std::vector<uint32_t> topAffinityWithNan(const std::vector<float>& score, size_t k)
+{
+    std::vector<uint32_t> idx(score.size());
+    for (size_t i = 0; i < idx.size(); ++i)
+        idx[i] = uint32_t(i);
+    std::partial_sort(idx.begin(), idx.begin() + long(k), idx.end(), [&](uint32_t a, uint32_t b) {
+        if (score[a] != score[b])
+            return score[a] > score[b];
+        return a < b;
+    });
+    idx.resize(k);
+    std::sort(idx.begin(), idx.end());
+    return idx;
+}
+
+} // namespace
 
 std::vector<uint32_t> topAffinity(const std::vector<float>& score, size_t k)
 {
@@ -13,41 +37,55 @@ std::vector<uint32_t> topAffinity(const std::vector<float>& score, size_t k)
     std::vector<uint32_t> idx;
     if (k == 0)
         return idx;
-    const bool anyNan = std::any_of(score.begin(), score.end(), [](float v) { return std::isnan(v); });
-    if (anyNan) {
-        // no strict order among NaNs: the partial sort as it always was
-        idx.resize(score.size());
-        for (size_t i = 0; i < idx.size(); ++i)
-            idx[i] = uint32_t(i);
-        std::partial_sort(idx.begin(), idx.begin() + long(k), idx.end(), [&](uint32_t a, uint32_t b) {
-            if (score[a] != score[b])
-                return score[a] > score[b];
-            return a < b;
-        });
-        idx.resize(k);
-        std::sort(idx.begin(), idx.end());
-        return idx;
-    }
+    const float* s = score.data();
+    const size_t n = score.size();
+    for (size_t i = 0; i < k; ++i)
+        if (std::isnan(s[i]))
+            return topAffinityWithNan(score, k);
     // one pass in id order with the K best so far in a heap, the least (latest on ties) on top: a later machine
-    // enters only with a score strictly above it (on a tie the earlier id wins), so most machines cost one
-    // comparison with the heap's top
+    // enters only with a score strictly above it (on a tie the earlier id wins). A block of machines none of which
+    // is above the least kept nor NaN (!(v <= floor) is true for both) is passed with one branch, so most of the
+    // machines cost a comparison without a branch; a NaN anywhere sends the whole vector to the partial sort.
     auto worse = [&](uint32_t a, uint32_t b) { // a is kept before b: heap order puts the least kept on top
-        if (score[a] != score[b])
-            return score[a] > score[b];
+        if (s[a] != s[b])
+            return s[a] > s[b];
         return a < b;
     };
     idx.reserve(k);
     for (uint32_t i = 0; i < uint32_t(k); ++i)
         idx.push_back(i);
     std::make_heap(idx.begin(), idx.end(), worse);
-    float floor = score[idx.front()];
-    for (uint32_t i = uint32_t(k); i < uint32_t(score.size()); ++i) {
-        if (!(score[i] > floor))
-            continue;
-        std::pop_heap(idx.begin(), idx.end(), worse);
-        idx.back() = i;
-        std::push_heap(idx.begin(), idx.end(), worse);
-        floor = score[idx.front()];
+    float floor = s[idx.front()];
+    constexpr size_t kBlock = 16;
+    size_t i = k;
+    for (;;) {
+        const size_t end = i + kBlock <= n ? i + kBlock : n;
+        if (i == end)
+            break;
+        if (end - i == kBlock) {
+            // four lanes at a time (GCC's vector extension: SSE on x86-64, plain code elsewhere)
+            const F4 fl = {floor, floor, floor, floor};
+            I4 hit = {0, 0, 0, 0};
+            for (size_t b = 0; b < kBlock; b += 4) {
+                F4 v;
+                std::memcpy(&v, s + i + b, sizeof v);
+                hit |= ~(v <= fl);
+            }
+            if ((hit[0] | hit[1] | hit[2] | hit[3]) == 0) {
+                i = end;
+                continue;
+            }
+        }
+        for (; i < end; ++i) {
+            if (s[i] <= floor)
+                continue;
+            if (std::isnan(s[i]))
+                return topAffinityWithNan(score, k);
+            std::pop_heap(idx.begin(), idx.end(), worse);
+            idx.back() = uint32_t(i);
+            std::push_heap(idx.begin(), idx.end(), worse);
+            floor = s[idx.front()];
+        }
     }
     std::sort(idx.begin(), idx.end());
     return idx;
