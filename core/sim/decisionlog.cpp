@@ -130,32 +130,51 @@ constexpr uint64_t kBlobVersion = 8;
 
 void putVar(std::string& b, uint64_t v)
 {
+    char c[10]; // LEB128: 7 bits a byte, low first
+    size_t n = 0;
     while (v >= 0x80) {
-        b += char(uint8_t(v) | 0x80);
+        c[n++] = char(uint8_t(v) | 0x80);
         v >>= 7;
     }
-    b += char(uint8_t(v));
+    c[n++] = char(uint8_t(v));
+    b.append(c, n);
 }
 void putInt(std::string& b, int64_t v) { putVar(b, (uint64_t(v) << 1) ^ uint64_t(v >> 63)); }
+/// The bytes of u, least significant first, at p.
+inline void storeLe32(char* p, uint32_t u)
+{
+    for (int i = 0; i < 4; ++i)
+        p[i] = char(uint8_t(u >> (8 * i)));
+}
 void putF(std::string& b, float f)
 {
     uint32_t u;
     std::memcpy(&u, &f, 4);
-    for (int i = 0; i < 4; ++i)
-        b += char(uint8_t(u >> (8 * i)));
+    char c[4];
+    storeLe32(c, u);
+    b.append(c, 4);
 }
 void putD(std::string& b, double d)
 {
     uint64_t u;
     std::memcpy(&u, &d, 8);
+    char c[8];
     for (int i = 0; i < 8; ++i)
-        b += char(uint8_t(u >> (8 * i)));
+        c[i] = char(uint8_t(u >> (8 * i)));
+    b.append(c, 8);
 }
 void putFloats(std::string& b, const std::vector<float>& v)
 {
     putVar(b, v.size());
-    for (float f : v)
-        putF(b, f);
+    const size_t at = b.size();
+    b.resize(at + 4 * v.size());
+    char* p = b.data() + at;
+    for (float f : v) {
+        uint32_t u;
+        std::memcpy(&u, &f, 4);
+        storeLe32(p, u);
+        p += 4;
+    }
 }
 void putDeltaInts(std::string& b, const std::vector<int>& v)
 {

@@ -192,6 +192,9 @@ void SchedContext::recordPlacement(int job, const std::vector<GpuSlot>& slots, s
     if (!affinity.empty() && M > m_sim.m_cfg.denseAffinityMaxMachines) {
         // keep the best K machines only (highest score, lowest id on ties), in id order
         std::vector<uint32_t> idx = topAffinity(affinity, size_t(m_sim.m_cfg.sparseAffinityTopK));
+        pr.affinity.reserve(idx.size());
+        if (!affinityVar.empty())
+            pr.affinityVar.reserve(idx.size());
         for (uint32_t i : idx) {
             pr.affinity.push_back(affinity[i]);
             if (!affinityVar.empty())
