@@ -140,10 +140,10 @@ void putVar(std::string& b, uint64_t v)
     b.append(c, n);
 }
 void putInt(std::string& b, int64_t v) { putVar(b, (uint64_t(v) << 1) ^ uint64_t(v >> 63)); }
-/// The bytes of u, least significant first, at p.
-inline void storeLe32(char* p, uint32_t u)
+/// The low n bytes of u, least significant first, at p.
+inline void storeLe(char* p, uint64_t u, int n)
 {
-    for (int i = 0; i < 4; ++i)
+    for (int i = 0; i < n; ++i)
         p[i] = char(uint8_t(u >> (8 * i)));
 }
 void putF(std::string& b, float f)
@@ -151,7 +151,7 @@ void putF(std::string& b, float f)
     uint32_t u;
     std::memcpy(&u, &f, 4);
     char c[4];
-    storeLe32(c, u);
+    storeLe(c, u, 4);
     b.append(c, 4);
 }
 void putD(std::string& b, double d)
@@ -159,8 +159,7 @@ void putD(std::string& b, double d)
     uint64_t u;
     std::memcpy(&u, &d, 8);
     char c[8];
-    for (int i = 0; i < 8; ++i)
-        c[i] = char(uint8_t(u >> (8 * i)));
+    storeLe(c, u, 8);
     b.append(c, 8);
 }
 void putFloats(std::string& b, const std::vector<float>& v)
@@ -172,7 +171,7 @@ void putFloats(std::string& b, const std::vector<float>& v)
     for (float f : v) {
         uint32_t u;
         std::memcpy(&u, &f, 4);
-        storeLe32(p, u);
+        storeLe(p, u, 4);
         p += 4;
     }
 }
