@@ -42,20 +42,29 @@ std::vector<uint32_t> topAffinity(const std::vector<float>& score, size_t k)
     for (size_t i = 0; i < k; ++i)
         if (std::isnan(s[i]))
             return topAffinityWithNan(score, k);
-    // one pass in id order with the K best so far in a heap, the least (latest on ties) on top: a later machine
-    // enters only with a score strictly above it (on a tie the earlier id wins). A block of machines none of which
-    // is above the least kept nor NaN (!(v <= floor) is true for both) is passed with one branch, so most of the
-    // machines cost a comparison without a branch; a NaN anywhere sends the whole vector to the partial sort.
-    auto worse = [&](uint32_t a, uint32_t b) { // a is kept before b: heap order puts the least kept on top
+    // One pass in id order: the K best so far (highest score, lowest id on ties) and after them the machines met
+    // since with a score strictly above the least of those K (on a tie the earlier id wins, so a later machine at
+    // that score is out). When 4K are held, a selection keeps the K best and the least of them is the new floor: a
+    // candidate costs an append, not a heap's dozen comparisons (the placements fill the lowest ids first, so the
+    // first K machines are mostly full, score -1, and most machines with room come in before the floor rises). A
+    // block of machines none of which is above the floor nor NaN (!(v <= floor) is true for both) is passed with
+    // one branch, so most of the machines cost a comparison without a branch; a NaN anywhere sends the whole
+    // vector to the partial sort.
+    auto better = [&](uint32_t a, uint32_t b) {
         if (s[a] != s[b])
             return s[a] > s[b];
         return a < b;
     };
-    idx.reserve(k);
+    const size_t hold = 4 * k;
+    idx.reserve(hold);
     for (uint32_t i = 0; i < uint32_t(k); ++i)
         idx.push_back(i);
-    std::make_heap(idx.begin(), idx.end(), worse);
-    float floor = s[idx.front()];
+    float floor = s[*std::max_element(idx.begin(), idx.end(), better)];
+    auto keepBest = [&] {
+        std::nth_element(idx.begin(), idx.begin() + long(k - 1), idx.end(), better);
+        idx.resize(k);
+        floor = s[idx[k - 1]];
+    };
     constexpr size_t kBlock = 16;
     size_t i = k;
     for (;;) {
@@ -81,12 +90,13 @@ std::vector<uint32_t> topAffinity(const std::vector<float>& score, size_t k)
                 continue;
             if (std::isnan(s[i]))
                 return topAffinityWithNan(score, k);
-            std::pop_heap(idx.begin(), idx.end(), worse);
-            idx.back() = uint32_t(i);
-            std::push_heap(idx.begin(), idx.end(), worse);
-            floor = s[idx.front()];
+            idx.push_back(uint32_t(i));
+            if (idx.size() == hold)
+                keepBest();
         }
     }
+    if (idx.size() > k)
+        keepBest();
     std::sort(idx.begin(), idx.end());
     return idx;
 }
