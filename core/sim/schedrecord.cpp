@@ -46,24 +46,29 @@ std::vector<uint32_t> topAffinity(const std::vector<float>& score, size_t k)
     // since with a score strictly above the least of those K (on a tie the earlier id wins, so a later machine at
     // that score is out). When 4K are held, a selection keeps the K best and the least of them is the new floor: a
     // candidate costs an append, not a heap's dozen comparisons (the placements fill the lowest ids first, so the
-    // first K machines are mostly full, score -1, and most machines with room come in before the floor rises). A
-    // block of machines none of which is above the floor nor NaN (!(v <= floor) is true for both) is passed with
-    // one branch, so most of the machines cost a comparison without a branch; a NaN anywhere sends the whole
-    // vector to the partial sort.
-    auto better = [&](uint32_t a, uint32_t b) {
-        if (s[a] != s[b])
-            return s[a] > s[b];
-        return a < b;
+    // first K machines are mostly full, score -1, and most machines with room come in before the floor rises).
+    // Candidates are held as one integer each that orders as (score descending, id ascending), so a selection
+    // compares plain integers. A block of machines none of which is above the floor nor NaN (!(v <= floor) is
+    // true for both) is passed with one branch, so most of the machines cost a comparison without a branch; a NaN
+    // anywhere sends the whole vector to the partial sort.
+    auto key = [&](uint32_t i) {
+        const float v = s[i] + 0.0f; // -0 as +0: they tie, as the scores compare
+        uint32_t b;
+        std::memcpy(&b, &v, sizeof b);
+        b ^= (b >> 31) != 0 ? 0xFFFFFFFFu : 0x80000000u; // ascending with the score
+        return uint64_t(~b) << 32 | i;
     };
+    auto floorOf = [&](uint64_t kk) { return s[uint32_t(kk)]; };
     const size_t hold = 4 * k;
-    idx.reserve(hold);
+    std::vector<uint64_t> best;
+    best.reserve(hold);
     for (uint32_t i = 0; i < uint32_t(k); ++i)
-        idx.push_back(i);
-    float floor = s[*std::max_element(idx.begin(), idx.end(), better)];
+        best.push_back(key(i));
+    float floor = floorOf(*std::max_element(best.begin(), best.end()));
     auto keepBest = [&] {
-        std::nth_element(idx.begin(), idx.begin() + long(k - 1), idx.end(), better);
-        idx.resize(k);
-        floor = s[idx[k - 1]];
+        std::nth_element(best.begin(), best.begin() + long(k - 1), best.end());
+        best.resize(k);
+        floor = floorOf(best[k - 1]);
     };
     constexpr size_t kBlock = 16;
     size_t i = k;
@@ -90,13 +95,16 @@ std::vector<uint32_t> topAffinity(const std::vector<float>& score, size_t k)
                 continue;
             if (std::isnan(s[i]))
                 return topAffinityWithNan(score, k);
-            idx.push_back(uint32_t(i));
-            if (idx.size() == hold)
+            best.push_back(key(uint32_t(i)));
+            if (best.size() == hold)
                 keepBest();
         }
     }
-    if (idx.size() > k)
+    if (best.size() > k)
         keepBest();
+    idx.reserve(k);
+    for (const uint64_t kk : best)
+        idx.push_back(uint32_t(kk));
     std::sort(idx.begin(), idx.end());
     return idx;
 }

@@ -499,16 +499,18 @@ private Q_SLOTS:
             QCOMPARE(topAffinity(v, k), idx);
         }
         // scores that mostly rise with the id (many machines above the least kept: the candidates pass 4K and are
-        // cut back to the K best, more than once), falling, and spread, with ties and machines with no room
-        for (int trial = 0; trial < 300; ++trial) {
+        // cut back to the K best, more than once), falling, and spread, with ties and machines with no room; and
+        // ties between 0 and -0 (equal scores: the lower id wins)
+        for (int trial = 0; trial < 400; ++trial) {
             std::vector<float> v(size_t(1 + rng() % 2000));
-            const int shape = trial % 3;
+            const int shape = trial % 4;
             for (size_t i = 0; i < v.size(); ++i) {
                 const float noise = float(rng() % 8) / 8.0f;
                 v[i] = rng() % 5 == 0 ? -1.0f
                        : shape == 0   ? float(i / 4) + noise
                        : shape == 1   ? float(v.size() - i) + noise
-                                      : float(rng() % 1000) / 7.0f;
+                       : shape == 2   ? float(rng() % 1000) / 7.0f
+                                      : (rng() % 20 == 0 ? 0.5f : rng() % 2 ? 0.0f : -0.0f);
             }
             const size_t k = std::min(size_t(1 + rng() % 64), v.size());
             std::vector<uint32_t> idx(v.size());
