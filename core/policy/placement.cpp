@@ -233,7 +233,7 @@ bool placeAndStart(SchedContext& ctx, int job, Placement& p, const char* reason)
         ctx.start(job, std::move(slots), reason);
         return true;
     }
-    std::vector<float> scores;
+    std::vector<float> scores = ctx.takeScoreRow();
     const bool ok = p.place(ctx, job, slots, &scores);
     ctx.recordPlacement(job, slots, std::move(scores),
                         ok ? std::string(reason) + " (" + p.name() + ")" : "does not fit (" + p.name() + ")");
@@ -248,7 +248,7 @@ void explainPlacement(SchedContext& ctx, int job, Placement& p, const std::strin
     if (!ctx.placementScoresKept())
         return; // a failed attempt past the record's placement limit is not recorded
     std::vector<GpuSlot> slots;
-    std::vector<float> scores;
+    std::vector<float> scores = ctx.takeScoreRow();
     p.place(ctx, job, slots, &scores);
     ctx.recordPlacement(job, {}, std::move(scores), reason);
 }

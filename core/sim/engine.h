@@ -256,6 +256,15 @@ public:
     void recordPlacement(int job, const std::vector<GpuSlot>& slots, std::vector<float> affinity,
                          std::string reason, std::vector<float> affinityVar = {}, std::vector<float> rwgpMean = {},
                          std::vector<float> rwgpVar = {});
+    /// An empty row to fill with a placement's scores, holding the storage of a row recordPlacement was done with
+    /// (on a big cluster the record keeps the best machines only): an attempt does not allocate its row.
+    std::vector<float> takeScoreRow()
+    {
+        std::vector<float> row = std::move(m_scoreRow);
+        row.clear();
+        m_scoreRow = {};
+        return row;
+    }
     /// A learned policy's critic at this decision (DecisionRecord::criticKind/criticValue): kind 'q' with Q(s, a) of
     /// the action taken, or 'v' with V(s). With `job` >= 0 and `perMachine` (dense, machine id order) the Q of each
     /// machine as the placement action goes to that job's placement record of this decision (as its affinity:
@@ -273,6 +282,7 @@ private:
     /// m_logEpoch, bumped per decision: nothing to clear): a start and the policy's own record of it meet in one
     /// entry in O(1), however many jobs start at once.
     std::vector<uint64_t> m_logStamp;
+    std::vector<float> m_scoreRow; // takeScoreRow's storage
     std::vector<uint32_t> m_logIdx;
     uint64_t m_logEpoch = 1;
     PlacementRecord* loggedPlacement(int job);

@@ -223,6 +223,8 @@ void SchedContext::recordPlacement(int job, const std::vector<GpuSlot>& slots, s
             }
         }
         pr.machines = std::move(idx);
+        if (affinity.capacity() > m_scoreRow.capacity())
+            m_scoreRow = std::move(affinity); // the next attempt's row (takeScoreRow)
     } else {
         pr.affinity = std::move(affinity);
         pr.affinityVar = std::move(affinityVar);
