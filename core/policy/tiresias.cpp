@@ -29,6 +29,7 @@
 #include "policy/mergeheads.h"
 
 #include <algorithm>
+#include <functional>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -124,6 +125,10 @@ void PreemptiveScheduler::reset(const SimSetup& setup)
     m_adopt.clear();
     m_bucketIndex.clear();
     m_buckets.clear();
+    m_top.clear();
+    m_topAll = true;
+    m_topOn = false;
+    m_topCap = 0;
     m_jobBucket.assign(n, -1);
     m_jobItem.assign(n, PItem {});
     m_gHint.assign(m_order == PreemptOrder::Gittins ? n : 0, GittinsTable::Hint {});
@@ -200,6 +205,8 @@ void PreemptiveScheduler::enqueue(const SchedContext& ctx, int j)
     }
     const PItem item {keyFor(ctx, j), j};
     m_buckets[size_t(bucket)].items.insert(item);
+    if (m_topOn)
+        topInsert(item);
     m_jobBucket[size_t(j)] = bucket;
     m_jobItem[size_t(j)] = item;
     if (m_knob > 0)
@@ -212,6 +219,8 @@ void PreemptiveScheduler::removePending(int j)
     if (b < 0)
         return;
     m_buckets[size_t(b)].items.erase(m_jobItem[size_t(j)]);
+    if (m_topOn)
+        topErase(m_jobItem[size_t(j)]);
     m_jobBucket[size_t(j)] = -2 - b; // not waiting; its bucket kept for the next time it waits
     if (m_knob > 0)
         starveDrop(j);
@@ -274,27 +283,87 @@ float PreemptiveScheduler::scoreOf(const Key& k) const
     return 0;
 }
 
+void PreemptiveScheduler::topInsert(const PItem& item)
+{
+    // a job that joins ahead of the last kept is among the first; one behind it is only when every job is kept
+    if (!m_topAll && (m_top.empty() || !(item < m_top.back())))
+        return;
+    m_top.insert(std::upper_bound(m_top.begin(), m_top.end(), item), item);
+    if (m_top.size() > m_topCap) {
+        m_top.pop_back(); // (still waiting, behind the kept ones)
+        m_topAll = false;
+    }
+}
+
+void PreemptiveScheduler::topErase(const PItem& item)
+{
+    if (m_top.empty() || m_top.back() < item)
+        return;
+    const auto it = std::lower_bound(m_top.begin(), m_top.end(), item);
+    if (it != m_top.end() && it->job == item.job)
+        m_top.erase(it);
+}
+
 void PreemptiveScheduler::recordRanking(SchedContext& ctx)
 {
-    // The record keeps the first logQueueLimit() waiting jobs in priority order: a merge of the buckets' sorted
-    // sets up to that many (each bucket is in priority order, and one order holds across them), not a sort of
-    // the whole queue at every decision.
+    // The record keeps the first logQueueLimit() waiting jobs in priority order. They are kept between decisions
+    // (m_top, updated as jobs join and leave the buckets); what is missing after the last kept, when fewer are
+    // kept than the limit, is a merge of the buckets' sorted sets from there (each bucket is in priority order,
+    // and one order holds across them), not a sort of the whole queue.
     using It = SortedChunks<PItem>::const_iterator;
     struct Head {
         It it, end;
     };
     auto later = [](const Head& x, const Head& y) { return *y.it < *x.it; }; // heap order: the first served on top
-    std::vector<Head> heads;
     size_t total = 0;
-    for (const Bucket& b : m_buckets) {
+    for (const Bucket& b : m_buckets)
         total += b.items.size();
-        if (!b.items.empty())
-            heads.push_back({b.items.begin(), b.items.end()});
-    }
     const size_t limit = std::min(total, size_t(std::max(0, ctx.logQueueLimit())));
+    const size_t cap = size_t(std::max(0, ctx.logQueueLimit()));
+    auto merge = [&](const PItem* after, size_t want, const std::function<void(const PItem&)>& emit) {
+        std::vector<Head> heads;
+        for (const Bucket& b : m_buckets) {
+            It it = after ? b.items.lower_bound(*after) : b.items.begin();
+            if (after && it != b.items.end() && it->job == after->job)
+                ++it;
+            if (it != b.items.end())
+                heads.push_back({it, b.items.end()});
+        }
+        mergeFirst(heads, later, want, [&](const Head& h) { emit(*h.it); });
+    };
+    if (!m_topOn || cap != m_topCap) { // the first record, or a restored run recording another limit
+        m_topOn = true;
+        m_topCap = cap;
+        m_top.clear();
+        m_topAll = true;
+        merge(nullptr, cap + 1, [&](const PItem& x) { m_top.push_back(x); });
+        if (m_top.size() > cap) {
+            m_top.pop_back();
+            m_topAll = false;
+        }
+    } else if (m_top.size() < limit && !m_topAll) {
+        const PItem last = m_top.empty() ? PItem {} : m_top.back();
+        merge(m_top.empty() ? nullptr : &last, limit - m_top.size(), [&](const PItem& x) { m_top.push_back(x); });
+        m_topAll = m_top.size() == total;
+    }
     std::vector<ScoredJob> ranked;
     ranked.reserve(limit);
-    mergeFirst(heads, later, limit, [&](const Head& h) { ranked.push_back({h.it->job, scoreOf(h.it->key)}); });
+    for (size_t i = 0; i < limit && i < m_top.size(); ++i)
+        ranked.push_back({m_top[i].job, scoreOf(m_top[i].key)});
+    if (ctx.config().checkInvariants) {
+        std::vector<Head> heads;
+        for (const Bucket& b : m_buckets)
+            if (!b.items.empty())
+                heads.push_back({b.items.begin(), b.items.end()});
+        std::vector<int> want;
+        mergeFirst(heads, later, limit, [&](const Head& h) { want.push_back(h.it->job); });
+        bool same = want.size() == ranked.size();
+        for (size_t i = 0; same && i < want.size(); ++i)
+            same = want[i] == ranked[i].job;
+        if (!same)
+            throw std::logic_error(m_name + ": the logged ranking kept between decisions differs from a merge of the queue at t="
+                                   + std::to_string(ctx.now()));
+    }
     ctx.recordQueue(std::move(ranked), int(total));
 }
 

@@ -155,6 +155,16 @@ private:
     std::vector<int64_t> m_use;        // per running job and GPU type (job * types + type): what it holds
     std::vector<int64_t> m_bud, m_budSave;
     std::vector<SortedChunks<PItem>::const_iterator> m_cur;
+    // The decision log's ranking (recordRanking): the first waiting jobs in priority order, kept as jobs join and
+    // leave the buckets instead of merged anew at every decision. m_top holds the first m_top.size() of them (all
+    // of them when m_topAll); the next ones, when it holds fewer than the record's limit, are merged in after its
+    // last. Only while recording (m_topOn).
+    std::vector<PItem> m_top;
+    bool m_topAll = true;
+    bool m_topOn = false;
+    size_t m_topCap = 0;
+    void topInsert(const PItem& item);
+    void topErase(const PItem& item);
     std::vector<int> m_toStart, m_toPreempt, m_cand, m_demoted;
     void account(int job, const std::vector<GpuSlot>& slots, int sign);
 

@@ -267,6 +267,39 @@ private Q_SLOTS:
         QVERIFY(preempted > 0);
     }
 
+    void loggedRankingKeptBetweenDecisions()
+    {
+        // The preemptive schedulers keep the log's ranking (the first waiting jobs in priority order) as jobs join
+        // and leave the queue, merging in only what is missing after the last kept; with checkInvariants every
+        // record's ranking is compared with a merge of the whole queue (and throws when they differ). A short
+        // limit makes the kept list fill, overflow and run short often; the starvation knob moves jobs between
+        // queues while they wait.
+        const ClusterSpec cluster = readCluster("gavel-108");
+        TraceGenConfig g;
+        g.jobs = 3000;
+        g.seed = 5;
+        g.load = 2;
+        g.clusterGpus = cluster.totalGpus();
+        const Trace t = generateTrace(g);
+        for (const char* policy : {"las+consolidate", "srtf+firstfit", "gittins+bestfit"}) {
+            RunSpec spec;
+            spec.policy = policy;
+            spec.config.seed = 2;
+            spec.config.checkInvariants = true;
+            spec.config.logQueueLimit = 7;
+            spec.options.params["las.knob"] = "1";
+            spec.keepDecisionLog = true;
+            const RunOutput out = runSimulation(cluster, t, spec);
+            QVERIFY(out.log);
+            size_t full = 0;
+            for (const DecisionRecord& r : out.log->records) {
+                QVERIFY(r.queue.size() == std::min<size_t>(7, size_t(r.queueLength)));
+                full += r.queueLength > 7 ? 1 : 0;
+            }
+            QVERIFY2(full > 100, qPrintable(QString("%1: %2 of %3 records").arg(policy).arg(full).arg(out.log->records.size())));
+        }
+    }
+
     void gittinsKeysAtPieceBoundaries()
     {
         // GittinsRunIndex evaluates a running job from its piece's record (search positions confirmed by the
