@@ -29,9 +29,9 @@
 #include "policy/mergeheads.h"
 
 #include <algorithm>
-#include <functional>
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
