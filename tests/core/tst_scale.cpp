@@ -24,6 +24,19 @@
 
 using namespace ss;
 
+namespace {
+/// A generated trace of `jobs` jobs at offered load `load` on the cluster's GPUs.
+Trace loadedTrace(const ClusterSpec& cluster, int jobs, uint64_t seed, double load)
+{
+    TraceGenConfig g;
+    g.jobs = jobs;
+    g.seed = seed;
+    g.load = load;
+    g.clusterGpus = cluster.totalGpus();
+    return generateTrace(g);
+}
+} // namespace
+
 class TstScale : public QObject {
     Q_OBJECT
 private Q_SLOTS:
@@ -97,12 +110,7 @@ private Q_SLOTS:
         // still hold
         QFETCH(QString, policy);
         const ClusterSpec cluster = readCluster("alibaba-scale");
-        TraceGenConfig g;
-        g.jobs = 10000;
-        g.seed = 9;
-        g.load = 0.9;
-        g.clusterGpus = cluster.totalGpus();
-        const Trace t = generateTrace(g);
+        const Trace t = loadedTrace(cluster, 10000, 9, 0.9);
         RunSpec spec;
         spec.policy = policy.toStdString();
         spec.config.seed = 1;
@@ -122,7 +130,7 @@ private Q_SLOTS:
             done += r.status == JobStatus::Done ? 1 : 0;
             requeued += r.preemptions > 0 ? 1 : 0;
         }
-        QCOMPARE(done, g.jobs);
+        QCOMPARE(done, int(t.jobs.size()));
         QVERIFY(requeued > 0); // the failures did hit running jobs
     }
 
@@ -140,12 +148,7 @@ private Q_SLOTS:
         // make way (2D-LAS keeps them: they reach the last queue first, so they are the last to go there)
         QFETCH(QString, policy);
         const ClusterSpec cluster = readCluster("das-large");
-        TraceGenConfig g;
-        g.jobs = 400;
-        g.seed = 3;
-        g.load = 1.2;
-        g.clusterGpus = cluster.totalGpus();
-        const Trace t = generateTrace(g);
+        const Trace t = loadedTrace(cluster, 400, 3, 1.2);
         StartState state;
         state.source = "test";
         for (int i = 0; i < 24; ++i) {
@@ -247,12 +250,7 @@ private Q_SLOTS:
         // RunConfig::checkInvariants the scheduler checks its running order after every decision (and
         // throws when it is out of order), on a loaded cluster where jobs are demoted and preempted
         const ClusterSpec cluster = readCluster("alibaba-scale");
-        TraceGenConfig g;
-        g.jobs = 10000;
-        g.seed = 3;
-        g.load = 1.5;
-        g.clusterGpus = cluster.totalGpus();
-        const Trace t = generateTrace(g);
+        const Trace t = loadedTrace(cluster, 10000, 3, 1.5);
         RunSpec spec;
         spec.policy = "las+consolidate";
         spec.config.seed = 2;
@@ -263,7 +261,7 @@ private Q_SLOTS:
             preempted += r.preemptions > 0 ? 1 : 0;
             done += r.status == JobStatus::Done ? 1 : 0;
         }
-        QCOMPARE(done, g.jobs);
+        QCOMPARE(done, int(t.jobs.size()));
         QVERIFY(preempted > 0);
     }
 
@@ -275,12 +273,7 @@ private Q_SLOTS:
         // limit makes the kept list fill, overflow and run short often; the starvation knob moves jobs between
         // queues while they wait.
         const ClusterSpec cluster = readCluster("gavel-108");
-        TraceGenConfig g;
-        g.jobs = 3000;
-        g.seed = 5;
-        g.load = 2;
-        g.clusterGpus = cluster.totalGpus();
-        const Trace t = generateTrace(g);
+        const Trace t = loadedTrace(cluster, 3000, 5, 2);
         for (const char* policy : {"las+consolidate", "srtf+firstfit", "gittins+bestfit"}) {
             RunSpec spec;
             spec.policy = policy;
