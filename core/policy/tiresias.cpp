@@ -31,7 +31,6 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
-#include <functional>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
@@ -320,7 +319,8 @@ void PreemptiveScheduler::recordRanking(SchedContext& ctx)
         total += b.items.size();
     const size_t limit = std::min(total, size_t(std::max(0, ctx.logQueueLimit())));
     const size_t cap = size_t(std::max(0, ctx.logQueueLimit()));
-    auto merge = [&](const PItem* after, size_t want, const std::function<void(const PItem&)>& emit) {
+    // appends to `out` the first `want` waiting jobs after `after` (from the first when null)
+    auto merge = [&](const PItem* after, size_t want, std::vector<PItem>& out) {
         std::vector<Head> heads;
         for (const Bucket& b : m_buckets) {
             It it = after ? b.items.lower_bound(*after) : b.items.begin();
@@ -329,21 +329,19 @@ void PreemptiveScheduler::recordRanking(SchedContext& ctx)
             if (it != b.items.end())
                 heads.push_back({it, b.items.end()});
         }
-        mergeFirst(heads, later, want, [&](const Head& h) { emit(*h.it); });
+        mergeFirst(heads, later, want, [&](const Head& h) { out.push_back(*h.it); });
     };
     if (!m_topOn || cap != m_topCap) { // the first record, or a restored run recording another limit
         m_topOn = true;
         m_topCap = cap;
         m_top.clear();
-        m_topAll = true;
-        merge(nullptr, cap + 1, [&](const PItem& x) { m_top.push_back(x); });
-        if (m_top.size() > cap) {
+        merge(nullptr, cap + 1, m_top);
+        m_topAll = m_top.size() <= cap;
+        if (!m_topAll)
             m_top.pop_back();
-            m_topAll = false;
-        }
     } else if (m_top.size() < limit && !m_topAll) {
         const PItem last = m_top.empty() ? PItem {} : m_top.back();
-        merge(m_top.empty() ? nullptr : &last, limit - m_top.size(), [&](const PItem& x) { m_top.push_back(x); });
+        merge(m_top.empty() ? nullptr : &last, limit - m_top.size(), m_top);
         m_topAll = m_top.size() == total;
     }
     std::vector<ScoredJob> ranked;
@@ -351,15 +349,11 @@ void PreemptiveScheduler::recordRanking(SchedContext& ctx)
     for (size_t i = 0; i < limit && i < m_top.size(); ++i)
         ranked.push_back({m_top[i].job, scoreOf(m_top[i].key)});
     if (ctx.config().checkInvariants) {
-        std::vector<Head> heads;
-        for (const Bucket& b : m_buckets)
-            if (!b.items.empty())
-                heads.push_back({b.items.begin(), b.items.end()});
-        std::vector<int> want;
-        mergeFirst(heads, later, limit, [&](const Head& h) { want.push_back(h.it->job); });
+        std::vector<PItem> want;
+        merge(nullptr, limit, want);
         bool same = want.size() == ranked.size();
         for (size_t i = 0; same && i < want.size(); ++i)
-            same = want[i] == ranked[i].job;
+            same = want[i].job == ranked[i].job;
         if (!same)
             throw std::logic_error(m_name + ": the logged ranking kept between decisions differs from a merge of the queue at t="
                                    + std::to_string(ctx.now()));
