@@ -19,7 +19,7 @@ int Simulator::coRunnersOf(int j) const
         for (const int m : m_jobMachines[size_t(j)])
             co = std::max(co, m_state.jobsOnMachine(m) - 1);
     else if (!r.slots.empty())
-        co = int(m_machineJobs[size_t(m_cluster.machineOfGpu(r.slots.front().gpu))].size()) - 1;
+        co = int(m_machineJobs[size_t(r.machine)].size()) - 1;
     // the partner shares every GPU: its co-location is in the pair's measured speed, not in the interference term
     return r.partner >= 0 && m_rt[size_t(r.partner)].status == JobStatus::Running ? std::max(0, co - 1) : co;
 }
@@ -56,22 +56,18 @@ void Simulator::refreshRatesOn(const std::vector<GpuSlot>& slots, int except, bo
         r.rate = r.baseRate / (1.0 + m_cfg.perf.interference * co);
         scheduleCompletion(o);
     };
-    auto prefetch = [&](int o) { // the lines of the job's runtime that a re-rating reads or writes
-        const JobRuntime& r = m_rt[size_t(o)];
-        __builtin_prefetch(&r.remaining);
-        __builtin_prefetch(&r.coRunners);
-        __builtin_prefetch(&r.machines);
-        __builtin_prefetch(&r.partner);
-    };
+    auto prefetch = [&](int o) { __builtin_prefetch(&m_rt[size_t(o)]); }; // the line a re-rating reads and writes
     // A job on one machine is met once, on that machine; a job on several (rarer) may be met on several of
     // the machines of `slots` and is re-rated once. The order does not matter: each job's update is its own,
     // and the completion heap orders by (time, job).
     std::vector<int>& multi = m_touchedScratch; // pairs (job, largest count less one of the machines met on)
     multi.clear();
     // every job met is fetched first, so the misses on their runtimes overlap (a machine's list is short)
+    const bool defer = m_deferRerates;
     forEachMachine(m_cluster, slots, [&](int m) {
         for (const int o : m_machineJobs[size_t(m)])
-            prefetch(o);
+            if (!defer || !(m_rerateMark[size_t(o)] & kRerateAlone))
+                prefetch(o);
     });
     forEachMachine(m_cluster, slots, [&](int m) {
         const std::vector<int>& jobs = m_machineJobs[size_t(m)];
@@ -80,16 +76,17 @@ void Simulator::refreshRatesOn(const std::vector<GpuSlot>& slots, int except, bo
             const int o = jobs[i];
             if (o == except)
                 continue;
-            if (m_rt[size_t(o)].machines == 1) {
-                if (m_deferRerates && m_rt[size_t(o)].partner < 0) {
-                    // its co-runners are the machine's other jobs: it is re-rated from the count it has when the
-                    // decision is over, which is the count of its last change (rerateDeferred)
-                    if (!m_rerateMark[size_t(o)]) {
-                        m_rerateMark[size_t(o)] = 1;
-                        m_rerateLater.push_back(o);
-                    }
-                    continue;
+            if (uint8_t& mark = m_rerateMark[size_t(o)]; defer && (mark & kRerateAlone)) {
+                // on one machine without a partner: its co-runners are the machine's other jobs, so it is
+                // re-rated from the count it has when the decision is over, which is the count of its last
+                // change (rerateDeferred)
+                if (!(mark & kRerateMarked)) {
+                    mark |= kRerateMarked;
+                    m_rerateLater.push_back(o);
                 }
+                continue;
+            }
+            if (m_rt[size_t(o)].machines == 1) {
                 rerate(o, v);
                 continue;
             }
@@ -116,13 +113,19 @@ void Simulator::rerateDeferred()
     // the change or here, so remaining work, rate and completion come out bit for bit as re-rating at each
     // change leaves them. A job stopped since is left (stopJob brought it up to date); one started again since
     // gets what its start computed (the same count).
-    for (const int o : m_rerateLater) {
-        m_rerateMark[size_t(o)] = 0;
+    constexpr size_t kAhead = 8; // the runtimes ahead are fetched while this one is re-rated
+    for (size_t i = 0; i < std::min(kAhead, m_rerateLater.size()); ++i)
+        __builtin_prefetch(&m_rt[size_t(m_rerateLater[i])]);
+    for (size_t i = 0; i < m_rerateLater.size(); ++i) {
+        const int o = m_rerateLater[i];
+        if (i + kAhead < m_rerateLater.size())
+            __builtin_prefetch(&m_rt[size_t(m_rerateLater[i + kAhead])]);
+        m_rerateMark[size_t(o)] &= uint8_t(~kRerateMarked);
         JobRuntime& r = m_rt[size_t(o)];
         if (r.status != JobStatus::Running || r.machines != 1 || r.partner >= 0)
             continue; // (a job stopped and started again as another kind was re-rated at each change since)
         bringUpToDate(o);
-        r.coRunners = int(m_machineJobs[size_t(m_cluster.machineOfGpu(r.slots.front().gpu))].size()) - 1;
+        r.coRunners = int(m_machineJobs[size_t(r.machine)].size()) - 1;
         r.rate = r.baseRate / (1.0 + m_cfg.perf.interference * r.coRunners);
         scheduleCompletion(o);
     }

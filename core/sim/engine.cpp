@@ -136,7 +136,9 @@ double SchedContext::startChecked(int job, std::vector<GpuSlot> slots, std::stri
     for (int sw : s.m_switchScratch)
         s.m_switchMark[size_t(sw)] = 0;
     r.machines = int(s.m_machineScratch.size());
+    r.machine = s.m_machineScratch.empty() ? -1 : s.m_machineScratch.front();
     r.partner = partner;
+    s.setAlone(job, r.machines == 1 && partner < 0);
     r.pairFactor = pairFactor;
     // co-runners (as coRunnersOf) from the machines just listed, without going over the slots again
     int co = 0;
@@ -510,6 +512,7 @@ void Simulator::stopJob(int j, bool finished)
             p.baseRate /= p.pairFactor;
             p.pairFactor = 1;
             p.partner = -1;
+            setAlone(r.partner, p.machines == 1);
             p.coRunners = coRunnersOf(r.partner);
             p.rate = p.baseRate / (1.0 + (m_perf.config().ideal ? 0.0 : m_cfg.perf.interference) * p.coRunners);
             scheduleCompletion(r.partner);
@@ -517,6 +520,7 @@ void Simulator::stopJob(int j, bool finished)
         r.partner = -1;
         r.pairFactor = 1;
     }
+    setAlone(j, false);
     for (SimObserver* o : m_obs)
         o->onJobStopped(m_now, j, r, finished);
     m_policy->onJobStopped(j, m_now, finished, r);
@@ -659,6 +663,19 @@ bool Simulator::step()
         const std::string err = m_state.checkConsistency();
         if (!err.empty())
             throw std::logic_error("invariant violated at t=" + std::to_string(m_now) + ": " + err);
+        // every running job's co-runners current, and its re-rating flags (corunners.cpp) with them
+        const bool interfering = !m_cfg.perf.ideal && m_cfg.perf.interference > 0;
+        for (const int j : m_running) {
+            const JobRuntime& r = m_rt[size_t(j)];
+            const uint8_t mark = m_rerateMark[size_t(j)];
+            if (bool(mark & kRerateAlone) != (r.machines == 1 && r.partner < 0) || (mark & kRerateMarked) != 0)
+                throw std::logic_error("invariant violated at t=" + std::to_string(m_now) + ": job "
+                                       + std::to_string(j) + "'s re-rating flags are out of date");
+            if (interfering && r.coRunners != coRunnersOf(j))
+                throw std::logic_error("invariant violated at t=" + std::to_string(m_now) + ": job "
+                                       + std::to_string(j) + " has " + std::to_string(r.coRunners)
+                                       + " co-runners recorded, " + std::to_string(coRunnersOf(j)) + " on its machines");
+        }
     }
     // Deadlock: nothing running, nothing will arrive or wake us, yet jobs wait: they can never run.
     if (m_running.empty() && m_nextArrival >= m_trace.jobs.size() && m_pending.size() > 0

@@ -4,6 +4,7 @@
 // view of the cluster and jobs plus validated actions (start, preempt, wakeAt). Observers (metrics, logs)
 // subscribe to what happens; the engine computes no reports itself.
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -30,14 +31,24 @@ enum class JobStatus : uint8_t { Future, Pending, Running, Done, Rejected, Unfin
 const char* toString(JobStatus s);
 
 /// What the engine knows about a job while it runs. Work is in reference-seconds.
-struct JobRuntime {
+struct alignas(64) JobRuntime {
+    // The fields that stopping, starting and re-rating a job read and write come first, in one cache line (the
+    // struct is aligned to one): a decision re-rates the co-runners of every job it starts or stops, jobs
+    // scattered over an array of a million.
     JobStatus status = JobStatus::Future;
+    int coRunners = 0;       ///< other jobs on the busiest machine of the placement
+    int machines = 0;        ///< machines spanned by the current placement
+    /// Space sharing (SchedContext::startShared): the job sharing this job's GPUs, -1 when it runs alone; the
+    /// pair's speed factor (co-located over alone) is part of baseRate while the partner runs.
+    int partner = -1;
     double remaining = 0;    ///< reference-seconds of work left (as of lastUpdate)
     double rate = 0;         ///< reference-seconds of work per wall second while running
     double baseRate = 0;     ///< rate before co-location interference (fixed for a placement)
-    int coRunners = 0;       ///< other jobs on the busiest machine of the placement
     double lastUpdate = 0;   ///< time `remaining` was last brought up to date
     double resumeAt = 0;     ///< while restoring a checkpoint, no progress before this time
+    uint32_t version = 0;    ///< bumps when the completion time changes (stale heap entries are skipped)
+    int machine = -1;        ///< the placement's machine when it spans one (machines == 1)
+    uint32_t queueSeq = 0;   ///< entry id in the pending queue
     double firstStart = -1;
     double lastStart = -1;
     double end = -1;
@@ -46,14 +57,8 @@ struct JobRuntime {
     double enqueuedAt = 0;   ///< when the job last joined the pending queue
     int preemptions = 0;
     int failures = 0;        ///< times requeued because a machine it ran on failed (counted in preemptions too)
-    int machines = 0;        ///< machines spanned by the current placement
-    uint32_t version = 0;    ///< bumps when the completion time changes (stale heap entries are skipped)
-    uint32_t queueSeq = 0;   ///< entry id in the pending queue
     uint64_t typeMask = ~0ULL; ///< GPU types this job may use (bit = ClusterSpec type index)
     std::vector<GpuSlot> slots; ///< GPUs held while running
-    /// Space sharing (SchedContext::startShared): the job sharing this job's GPUs, -1 when it runs alone; the
-    /// pair's speed factor (co-located over alone) is part of baseRate while the partner runs.
-    int partner = -1;
     double pairFactor = 1;
 
     /// Wall seconds run so far, including the current segment, at time `now`.
@@ -63,6 +68,7 @@ struct JobRuntime {
     /// Work left at `now` (reference-seconds).
     double remainingAt(double now) const;
 };
+static_assert(offsetof(JobRuntime, machine) + sizeof(int) <= 64, "JobRuntime: the re-rating fields span one line");
 
 struct RunConfig {
     uint64_t seed = 1;
@@ -425,7 +431,16 @@ private:
     // policy re-rates after it (Scheduler::reratesAfterDecision), each once; m_deferRerates while it runs
     bool m_deferRerates = false;
     std::vector<int> m_rerateLater;
-    std::vector<char> m_rerateMark;
+    // per job: kRerateAlone while it runs on one machine without a partner (what decides a deferred re-rating,
+    // read here instead of in the job's runtime: a byte per job stays in cache), kRerateMarked while in
+    // m_rerateLater
+    static constexpr uint8_t kRerateMarked = 1, kRerateAlone = 2;
+    std::vector<uint8_t> m_rerateMark;
+    void setAlone(int j, bool alone)
+    {
+        uint8_t& b = m_rerateMark[size_t(j)];
+        b = uint8_t(alone ? b | kRerateAlone : b & ~kRerateAlone);
+    }
     void rerateDeferred();
     std::vector<char> m_machineMark, m_switchMark;
     size_t m_nextArrival = 0;
