@@ -291,10 +291,9 @@ void GittinsRunIndex::sync(double now)
     ++m_version;
     ++m_decision; // positions evaluated at the last decision are stale
     m_now = now;
-    while (!m_expiry.empty() && m_expiry.front().at <= now) {
-        const Expiry e = m_expiry.front();
-        std::pop_heap(m_expiry.begin(), m_expiry.end(), std::greater<Expiry> {});
-        m_expiry.pop_back();
+    while (!m_expiry.empty() && m_expiry.top().at <= now) {
+        const Expiry e = m_expiry.top();
+        m_expiry.pop();
         JobRec& r = m_jobs[size_t(e.job)];
         if (r.state == kAbove && e.stamp == r.stamp && !r.due) {
             r.due = true;
@@ -435,18 +434,12 @@ bool GittinsRunIndex::certify(int job, double level, double thetaCert)
         // valid while the attained service stays below the first piece leaving the band (margin for rounding)
         const double until = m_at[leave];
         const double margin = 1e-9 * (std::fabs(until) + r.gpus * (1.0 + std::fabs(m_now)));
-        m_expiry.push_back({m_now + (until - a - margin) / r.gpus, job, r.stamp});
-        std::push_heap(m_expiry.begin(), m_expiry.end(), std::greater<Expiry> {});
-        if (m_expiry.size() > 2 * size_t(m_count) + 64) {
-            // entries of renewed or stopped jobs are dropped now and then
-            m_expiry.erase(std::remove_if(m_expiry.begin(), m_expiry.end(),
-                                          [&](const Expiry& e) {
-                                              const JobRec& x = m_jobs[size_t(e.job)];
-                                              return x.state != kAbove || e.stamp != x.stamp;
-                                          }),
-                           m_expiry.end());
-            std::make_heap(m_expiry.begin(), m_expiry.end(), std::greater<Expiry> {});
-        }
+        m_expiry.push({m_now + (until - a - margin) / r.gpus, job, r.stamp});
+        if (m_expiry.size() > 2 * size_t(m_count) + 64) // entries of renewed or stopped jobs are dropped now and then
+            m_expiry.removeIf([&](const Expiry& e) {
+                const JobRec& x = m_jobs[size_t(e.job)];
+                return x.state != kAbove || e.stamp != x.stamp;
+            });
     }
     return true;
 }

@@ -35,6 +35,7 @@
 #include <utility>
 #include <vector>
 
+#include "policy/quadheap.h"
 #include "policy/runindex.h"
 
 namespace ss {
@@ -182,9 +183,11 @@ private:
         double at;
         int job;
         uint32_t stamp;
-        bool operator>(const Expiry& o) const { return at != o.at ? at > o.at : job > o.job; }
+        struct Less {
+            bool operator()(const Expiry& x, const Expiry& y) const { return x.at != y.at ? x.at < y.at : x.job < y.job; }
+        };
     };
-    std::vector<Expiry> m_expiry; // min-heap
+    QuadHeap<Expiry, Expiry::Less> m_expiry;
 
     const int64_t* useOf(int job) const { return &(*m_use)[size_t(job) * m_types]; }
     double attained(int job) const;

@@ -14,6 +14,7 @@
 
 #include "io/traceio.h"
 #include "model/tracegen.h"
+#include "policy/quadheap.h"
 #include "policy/runindex.h"
 #include "policy/srtfindex.h"
 #include "policy/tiresias.h"
@@ -40,6 +41,45 @@ Trace loadedTrace(const ClusterSpec& cluster, int jobs, uint64_t seed, double lo
 class TstScale : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    void quadHeapPopsInSortedOrder()
+    {
+        // 2D-Gittins's certificate expiries: pushes, pops and removeIf mixed, with many equal times (ties broken
+        // by the job) and duplicate items; every pop must give the least of what a sorted list holds.
+        struct Item {
+            double at;
+            int job;
+        };
+        struct Less {
+            bool operator()(const Item& x, const Item& y) const { return x.at != y.at ? x.at < y.at : x.job < y.job; }
+        };
+        std::mt19937_64 rng(11);
+        QuadHeap<Item, Less> heap;
+        std::vector<Item> ref;
+        long pops = 0;
+        for (int step = 0; step < 20000; ++step) {
+            const int op = int(rng() % 10);
+            if (op < 5 || ref.empty()) {
+                const Item x {double(rng() % 50), int(rng() % 40)};
+                heap.push(x);
+                ref.push_back(x);
+            } else if (op < 9) {
+                const auto least = std::min_element(ref.begin(), ref.end(), Less {});
+                QCOMPARE(heap.top().at, least->at);
+                QCOMPARE(heap.top().job, least->job);
+                heap.pop();
+                ref.erase(least);
+                ++pops;
+            } else {
+                const int drop = int(rng() % 40);
+                heap.removeIf([&](const Item& x) { return x.job == drop; });
+                ref.erase(std::remove_if(ref.begin(), ref.end(), [&](const Item& x) { return x.job == drop; }), ref.end());
+            }
+            QCOMPARE(heap.size(), ref.size());
+            QVERIFY(heap.valid());
+        }
+        QVERIFY(pops > 5000);
+    }
+
     void tetrisLoggedRankingMatchesItsPlacementScores()
     {
         // Tetris ranks its window for the log by each job's best score over the machines it fits on, scoring one
