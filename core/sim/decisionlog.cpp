@@ -431,7 +431,7 @@ public:
         }
         bool hasCritic = false;
         if (l.allocation) {
-            AllocationRecord& a = r.allocation;
+            AllocationRecord a;
             uint64_t types = var();
             if (l.critic) {
                 hasCritic = types & 1;
@@ -455,6 +455,7 @@ public:
                 if (l.note)
                     a.note = bytes(count());
             }
+            r.allocation = std::move(a);
         }
         if (hasCritic) {
             const uint64_t kind = var();

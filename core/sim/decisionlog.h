@@ -90,7 +90,55 @@ struct AllocationRecord {
                                      ///< policies give it their own meaning (Chronus: the plan's deadline level)
     std::string note;                ///< the policy's words on this allocation (Chronus: which solver planned it)
     bool empty() const { return jobs.empty(); }
+    /// Nothing set at all (what RareField drops).
+    bool blank() const { return types.empty() && jobs.empty() && share.empty() && estimated.empty() && note.empty(); }
     float at(size_t row, size_t type) const { return share[row * types.size() + type]; }
+};
+
+/// A record's field that most records leave blank, held behind a pointer: 8 bytes in each of millions of records
+/// instead of the value's size (an AllocationRecord is 128 bytes; a 1M-job run keeps about 4M records in the
+/// studio). Copies are deep; reading a blank field gives a shared blank value; assigning a blank value frees it.
+template <class T> class RareField {
+public:
+    RareField() = default;
+    RareField(const RareField& o) : m_p(o.m_p ? std::make_unique<T>(*o.m_p) : nullptr) {}
+    RareField(RareField&&) noexcept = default;
+    RareField& operator=(const RareField& o)
+    {
+        if (this != &o)
+            m_p = o.m_p ? std::make_unique<T>(*o.m_p) : nullptr;
+        return *this;
+    }
+    RareField& operator=(RareField&&) noexcept = default;
+    RareField& operator=(T v)
+    {
+        if (v.blank())
+            m_p.reset();
+        else if (m_p)
+            *m_p = std::move(v);
+        else
+            m_p = std::make_unique<T>(std::move(v));
+        return *this;
+    }
+    const T& get() const
+    {
+        static const T blankValue {};
+        return m_p ? *m_p : blankValue;
+    }
+    operator const T&() const { return get(); }
+    const T* operator->() const { return &get(); }
+    const T& operator*() const { return get(); }
+    bool empty() const { return get().empty(); }
+    /// The value to change in place (made when blank).
+    T& edit()
+    {
+        if (!m_p)
+            m_p = std::make_unique<T>();
+        return *m_p;
+    }
+
+private:
+    std::unique_ptr<T> m_p;
 };
 
 struct DecisionRecord {
@@ -103,7 +151,9 @@ struct DecisionRecord {
     std::vector<int> preempted;
     std::vector<PlacementRecord> placements;
     std::vector<AdmissionRecord> admissions; ///< verdicts of the admission stage at this decision (composites)
-    AllocationRecord allocation; ///< round-based policies (Gavel): the allocation X in force; empty otherwise
+    /// Round-based policies (Gavel): the allocation X in force; blank otherwise (and Chronus's lease plans, OASiS's
+    /// prices). Read as an AllocationRecord (`r.allocation->jobs`), set by assigning one or through edit().
+    RareField<AllocationRecord> allocation;
     /// A learned policy's critic at this decision: 'q' = criticValue is Q(s, a) of the action taken, 'v' = the state
     /// value V(s) (a V-critic cannot rank alternatives), 0 = none (log version 6).
     char criticKind = 0;

@@ -171,7 +171,7 @@ private Q_SLOTS:
             QVERIFY(std::isnan(old.records[0].criticValue));
             QCOMPARE(old.records[0].queueLength, 4);
             QCOMPARE(old.records[0].preempted, std::vector<int> {3});
-            QCOMPARE(old.records[0].allocation.types.size(), size_t(0));
+            QCOMPARE(old.records[0].allocation->types.size(), size_t(0));
         }
         // With a critic, the flag and the critic section follow: [header 1]['v'][f32][placements 0]. Read as
         // version 5 that header is one allocation type, whose name length ('v' = 118) runs past the data.

@@ -335,9 +335,9 @@ private Q_SLOTS:
             if (r.allocation.empty())
                 continue;
             ++withX;
-            QCOMPARE(r.allocation.types.size(), size_t(2));
-            for (size_t i = 0; i < r.allocation.jobs.size(); ++i)
-                QVERIFY(r.allocation.at(i, 0) + r.allocation.at(i, 1) <= 1 + 1e-5);
+            QCOMPARE(r.allocation->types.size(), size_t(2));
+            for (size_t i = 0; i < r.allocation->jobs.size(); ++i)
+                QVERIFY(r.allocation->at(i, 0) + r.allocation->at(i, 1) <= 1 + 1e-5);
             for (const PlacementRecord& p : r.placements)
                 QVERIFY(p.reason.find("gavel round") != std::string::npos);
         }
@@ -391,11 +391,11 @@ private Q_SLOTS:
                 break;
             }
         QVERIFY(first);
-        QCOMPARE(first->allocation.jobs.size(), size_t(2));
+        QCOMPARE(first->allocation->jobs.size(), size_t(2));
         for (size_t i = 0; i < 2; ++i) {
-            const double want = first->allocation.jobs[i] == 0 ? 5.0 / 6 : 1.0 / 6;
-            QVERIFY2(std::fabs(first->allocation.at(i, 0) - want) < 2e-3,
-                     qPrintable(QString::number(first->allocation.at(i, 0))));
+            const double want = first->allocation->jobs[i] == 0 ? 5.0 / 6 : 1.0 / 6;
+            QVERIFY2(std::fabs(first->allocation->at(i, 0) - want) < 2e-3,
+                     qPrintable(QString::number(first->allocation->at(i, 0))));
         }
         // and the weighted job finishes first
         QVERIFY(sim.rt(0).end < sim.rt(1).end);
@@ -492,10 +492,10 @@ private Q_SLOTS:
         log.gpuCount = 2;
         DecisionRecord r;
         r.time = 360;
-        r.allocation.types = {"V100", "K80"};
-        r.allocation.jobs = {4, 2, 9};
-        r.allocation.share = {0.6f, 0.4f, 0.0f, 1.0f, 0.25f, 0.0f};
-        r.allocation.estimated = {0, 1, 0};
+        r.allocation.edit().types = {"V100", "K80"};
+        r.allocation.edit().jobs = {4, 2, 9};
+        r.allocation.edit().share = {0.6f, 0.4f, 0.0f, 1.0f, 0.25f, 0.0f};
+        r.allocation.edit().estimated = {0, 1, 0};
         log.records.push_back(r);
         log.records.push_back(DecisionRecord {}); // a record without an allocation between
         log.records.back().index = 1;

@@ -127,7 +127,7 @@ void TestChronusView::planAndVerdictsAreLogged()
     const int k1 = planAt(log, 1);
     QVERIFY(k1 > 0);
     QCOMPARE(log.records[size_t(k1)].time, 1200.0);
-    QCOMPARE(log.records[size_t(k1)].allocation.jobs, std::vector<int>({1}));
+    QCOMPARE(log.records[size_t(k1)].allocation->jobs, std::vector<int>({1}));
     QCOMPARE(chronusGuaranteedJobs(log.records[size_t(k1)].allocation), std::vector<int>({1}));
     // decisions inside a lease record no plan; the last one at or before them is found
     for (size_t k = 1; k < size_t(k1); ++k) {
@@ -323,7 +323,7 @@ void TestChronusView::planRoundTrip()
     QCOMPARE(back.records.size(), log.records.size());
     for (size_t k = 0; k < log.records.size(); ++k)
         QVERIFY(same(back.records[k].allocation, log.records[k].allocation));
-    QVERIFY(!back.records[0].allocation.note.empty());
+    QVERIFY(!back.records[0].allocation->note.empty());
     QTemporaryDir dir;
     const std::string path = dir.filePath(QStringLiteral("log.ssdlog")).toStdString();
     DecisionLogWriter w(path, log.machineCount, log.gpuCount);
