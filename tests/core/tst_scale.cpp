@@ -313,7 +313,7 @@ private Q_SLOTS:
         // limit makes the kept list fill, overflow and run short often; the starvation knob moves jobs between
         // queues while they wait.
         const ClusterSpec cluster = readCluster("gavel-108");
-        const Trace t = loadedTrace(cluster, 3000, 5, 2);
+        const Trace t = loadedTrace(cluster, 1000, 5, 2);
         for (const char* policy : {"las+consolidate", "srtf+firstfit", "gittins+bestfit"}) {
             RunSpec spec;
             spec.policy = policy;
