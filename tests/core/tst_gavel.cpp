@@ -524,6 +524,36 @@ private Q_SLOTS:
         QVERIFY(old.records.at(0).allocation.empty());
     }
 
+    void recordAllocationCopiesDeepAndFreesWhenBlank()
+    {
+        // DecisionRecord::allocation is a pointer (RareField): a copied record owns its own allocation, a blank one
+        // reads as an empty AllocationRecord, and assigning a blank one frees what was there.
+        DecisionRecord a;
+        QVERIFY(a.allocation.empty());
+        QVERIFY(a.allocation->types.empty());
+        AllocationRecord x;
+        x.types = {"V100"};
+        x.jobs = {7};
+        x.share = {0.5f};
+        x.estimated = {0};
+        a.allocation = x;
+        DecisionRecord b = a;
+        QCOMPARE(b.allocation->jobs, std::vector<int>({7}));
+        b.allocation.edit().jobs = {8};
+        QCOMPARE(a.allocation->jobs, std::vector<int>({7}));
+        QCOMPARE(b.allocation->jobs, std::vector<int>({8}));
+        DecisionRecord c;
+        c = b;
+        QCOMPARE(c.allocation->types, std::vector<std::string>({"V100"}));
+        b.allocation = AllocationRecord {};
+        QVERIFY(b.allocation.empty() && b.allocation->types.empty());
+        QCOMPARE(c.allocation->jobs, std::vector<int>({8}));
+        AllocationRecord noteOnly; // no jobs, but not blank: kept
+        noteOnly.note = "plan";
+        c.allocation = noteOnly;
+        QCOMPARE(c.allocation->note, std::string("plan"));
+    }
+
     // ---------------------------------------------------------------- bad input
     void modelNotEstimableIsAOneLineError()
     {
