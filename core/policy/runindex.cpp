@@ -1,312 +1,294 @@
 #include "policy/runindex.h"
 
 #include <algorithm>
-#include <limits>
+#include <cmath>
 #include <stdexcept>
 #include <string>
+
+#include "policy/holding.h"
 
 namespace ss {
 
 void RunIndex::reset(size_t jobs, size_t types)
 {
     m_types = types;
-    m_root = -1;
     m_count = 0;
-    m_rand = 0x9E3779B97F4A7C15ULL; // fixed: the shape of the tree never changes what a walk returns
-    m_lines = (kNodeBytes + 2 * types * sizeof(Lane) + sizeof(Line) - 1) / sizeof(Line);
-    m_total.assign(types, 0);
-    m_records = 0;
-    m_lastNode = -1;
-    m_store.clear();
-    m_free.clear();
-    m_node.assign(jobs, -1);
+    m_groups.clear();
+    m_order.clear();
+    m_where.assign(jobs, Where {});
 }
 
-void RunIndex::pull(int n)
+int RunIndex::cmpGroup(const Group& g, const Key& key)
 {
-    Lane* s = sum(n);
-    const Lane* u = use(n);
-    for (size_t t = 0; t < m_types; ++t)
-        s[t] = u[t];
-    for (int c : {node(n).left, node(n).right})
-        if (c >= 0) {
-            const Lane* cs = sum(c);
-            for (size_t t = 0; t < m_types; ++t)
-                s[t] += cs[t];
-        }
+    if (g.k0 != key[0])
+        return g.k0 < key[0] ? -1 : 1;
+    if (g.k1 != key[1])
+        return g.k1 < key[1] ? -1 : 1;
+    return 0;
 }
 
-void RunIndex::split(int t, const Pos& p, bool orEqual, int& l, int& r)
+int RunIndex::groupFor(const Key& key)
 {
-    if (t < 0) {
-        l = r = -1;
-        return;
-    }
-    Node& n = node(t);
-    const bool goesLeft = orEqual ? !(p < n.pos) : n.pos < p;
-    if (goesLeft) {
-        split(n.right, p, orEqual, node(t).right, r);
-        setParent(node(t).right, t);
-        l = t;
-    } else {
-        split(n.left, p, orEqual, l, node(t).left);
-        setParent(node(t).left, t);
-        r = t;
-    }
-    pull(t);
+    auto at = std::lower_bound(m_order.begin(), m_order.end(), key,
+                               [&](int g, const Key& k) { return cmpGroup(m_groups[size_t(g)], k) < 0; });
+    if (at != m_order.end() && cmpGroup(m_groups[size_t(*at)], key) == 0)
+        return *at;
+    const int gi = int(m_groups.size());
+    m_groups.emplace_back();
+    m_groups.back().k0 = key[0];
+    m_groups.back().k1 = key[1];
+    m_order.insert(at, gi);
+    return gi;
 }
 
-int RunIndex::merge(int a, int b)
+void RunIndex::addPath(Group& g, size_t place, const int64_t* use, int64_t sign)
 {
-    if (a < 0)
-        return b;
-    if (b < 0)
-        return a;
-    if (node(a).prio > node(b).prio) {
-        node(a).right = merge(node(a).right, b);
-        setParent(node(a).right, a);
-        pull(a);
-        return a;
-    }
-    node(b).left = merge(a, node(b).left);
-    setParent(node(b).left, b);
-    pull(b);
-    return b;
-}
-
-void RunIndex::addToPath(int64_t sign, int n)
-{
-    // ancestors on m_path hold n in their subtree sums
-    const Lane* u = use(n);
-    for (size_t t = 0; t < m_types; ++t)
-        m_total[t] += sign * u[t];
-    // a job nearly always holds one GPU type: then only that lane changes
-    size_t held = 0, only = 0;
-    for (size_t t = 0; t < m_types; ++t)
-        if (u[t] != 0) {
-            ++held;
-            only = t;
-        }
-    if (held == 1) {
-        const Lane d = Lane(sign) * u[only];
-        for (int p : m_path)
-            sum(p)[only] += d;
-        return;
-    }
-    for (int p : m_path) {
-        Lane* s = sum(p);
+    for (size_t k = g.cap + place; k >= 1; k >>= 1) {
+        int64_t* s = node(g, k);
         for (size_t t = 0; t < m_types; ++t)
-            s[t] += Lane(sign) * u[t];
+            s[t] += sign * use[t];
+        s[m_types] += sign;
     }
 }
 
-void RunIndex::insert(int job, const Key& key, const int64_t* u)
+void RunIndex::relayout(int gi, const Pos* extra, const int64_t* extraUse)
 {
-    if (m_node[size_t(job)] >= 0)
+    Group& g = m_groups[size_t(gi)];
+    const size_t T = m_types, L = T + 1;
+    // the live jobs (and the extra one in its place), with what they hold
+    m_tmpPos.clear();
+    m_tmp.clear();
+    bool placed = extra == nullptr;
+    auto put = [&](const Pos& p, const int64_t* use) {
+        m_tmpPos.push_back(p);
+        m_tmp.insert(m_tmp.end(), use, use + T);
+        m_tmp.push_back(1);
+    };
+    for (size_t i = 0; i < g.n; ++i) {
+        if (!g.alive[i])
+            continue;
+        if (!placed && *extra < g.pos[i]) {
+            put(*extra, extraUse);
+            placed = true;
+        }
+        put(g.pos[i], node(g, g.cap + i));
+    }
+    if (!placed)
+        put(*extra, extraUse);
+    const size_t live = m_tmpPos.size();
+    size_t cap = 8;
+    while (cap < 2 * (live + 1))
+        cap *= 2;
+    g.cap = cap;
+    g.n = live;
+    g.live = int(live);
+    g.pos.assign(cap, Pos {});
+    g.alive.assign(cap, 0);
+    g.sum.assign(2 * cap * L, 0);
+    for (size_t i = 0; i < live; ++i) {
+        g.pos[i] = m_tmpPos[i];
+        g.alive[i] = 1;
+        std::copy(&m_tmp[i * L], &m_tmp[i * L] + L, node(g, cap + i));
+        m_where[size_t(m_tmpPos[i].job)] = {gi, int(i)};
+    }
+    for (size_t k = cap; k-- > 1;) {
+        int64_t* s = node(g, k);
+        const int64_t* a = node(g, 2 * k);
+        const int64_t* b = node(g, 2 * k + 1);
+        for (size_t t = 0; t < L; ++t)
+            s[t] = a[t] + b[t];
+    }
+}
+
+void RunIndex::insert(int job, const Key& key, const int64_t* use)
+{
+    for (double v : key)
+        if (std::isnan(v))
+            throw std::invalid_argument("RunIndex: a key holds NaN (job " + std::to_string(job) + ")");
+    if (contains(job))
         erase(job);
-    for (size_t t = 0; t < m_types; ++t)
-        if (u[t] < 0 || m_total[t] + u[t] > std::numeric_limits<Lane>::max())
-            throw std::length_error("RunIndex: job " + std::to_string(job) + " would make the running jobs hold "
-                                    + std::to_string(m_total[t] + u[t]) + " thousandths of a GPU of type "
-                                    + std::to_string(t) + " (at most 2^31 - 1)");
-    int n;
-    if (!m_free.empty()) {
-        n = m_free.back();
-        m_free.pop_back();
-    } else {
-        n = m_records++;
-        m_store.resize(m_store.size() + m_lines);
-    }
-    m_rand ^= m_rand << 13;
-    m_rand ^= m_rand >> 7;
-    m_rand ^= m_rand << 17;
-    new (words(n)) Node {{key, job}, uint32_t(m_rand >> 32), -1, -1, -1};
-    for (size_t t = 0; t < m_types; ++t)
-        use(n)[t] = Lane(u[t]);
-    // down to where the new node's priority places it, split what hangs there around it (a few nodes on
-    // average), and add its holding to the ancestors' sums
-    const Pos& p = node(n).pos;
-    m_path.clear();
-    int* link = &m_root;
-    while (*link >= 0 && node(*link).prio > node(n).prio) {
-        m_path.push_back(*link);
-        Node& x = node(*link);
-        prefetchRest(*link);
-        prefetchChildren(x);
-        link = p < x.pos ? &x.left : &x.right;
-    }
-    int l, r;
-    split(*link, p, false, l, r);
-    node(n).left = l;
-    node(n).right = r;
-    setParent(l, n);
-    setParent(r, n);
-    pull(n);
-    *link = n;
-    node(n).parent = m_path.empty() ? -1 : m_path.back(); // the owner of `link`
-    addToPath(+1, n);
-    if (m_lastNode >= 0 && node(m_lastNode).pos < p)
-        m_lastNode = n;
-    m_node[size_t(job)] = n;
+    const int gi = groupFor(key);
+    Group& g = m_groups[size_t(gi)];
+    const Pos p {key, job};
     ++m_count;
+    if (g.n > 0 && !(g.pos[g.n - 1] < p)) {
+        relayout(gi, &p, use); // not after every job there: laid out anew with it in its place
+        return;
+    }
+    if (g.n == g.cap)
+        relayout(gi, nullptr, nullptr);
+    const size_t i = g.n++;
+    g.pos[i] = p;
+    g.alive[i] = 1;
+    ++g.live;
+    addPath(g, i, use, +1);
+    m_where[size_t(job)] = {gi, int(i)};
 }
 
 void RunIndex::erase(int job)
 {
-    const int n = m_node[size_t(job)];
-    if (n < 0)
+    const Where w = m_where[size_t(job)];
+    if (w.g < 0)
         return;
-    // up from the node: its ancestors, whose sums hold it (no key is compared)
-    const int par = node(n).parent;
-    m_path.clear();
-    for (int a = par; a >= 0; a = node(a).parent) {
-        prefetchRest(a);
-        m_path.push_back(a);
-    }
-    addToPath(-1, n);
-    const int m = merge(node(n).left, node(n).right);
-    if (par < 0)
-        m_root = m;
-    else if (node(par).left == n)
-        node(par).left = m;
-    else
-        node(par).right = m;
-    setParent(m, par);
-    m_free.push_back(n);
-    if (n == m_lastNode)
-        m_lastNode = -1;
-    m_node[size_t(job)] = -1;
+    Group& g = m_groups[size_t(w.g)];
+    const size_t i = size_t(w.i);
+    int64_t* leaf = node(g, g.cap + i);
+    m_tmp.assign(leaf, leaf + m_types);
+    addPath(g, i, m_tmp.data(), -1);
+    g.alive[i] = 0;
+    --g.live;
+    while (g.n > 0 && !g.alive[g.n - 1])
+        --g.n;
+    m_where[size_t(job)] = {};
     --m_count;
+}
+
+void RunIndex::replaceKey(int job, const Key& key)
+{
+    const Where w = m_where[size_t(job)];
+    Group& g = m_groups[size_t(w.g)];
+    if (cmpGroup(g, key) == 0) {
+        g.pos[size_t(w.i)].key = key;
+        return;
+    }
+    std::vector<int64_t> use(node(g, g.cap + size_t(w.i)), node(g, g.cap + size_t(w.i)) + m_types);
+    erase(job);
+    insert(job, key, use.data());
 }
 
 const RunIndex::Pos& RunIndex::last() const
 {
-    if (m_lastNode < 0) {
-        int t = m_root;
-        while (node(t).right >= 0)
-            t = node(t).right;
-        m_lastNode = t;
+    for (size_t k = m_order.size(); k-- > 0;) {
+        const Group& g = m_groups[size_t(m_order[k])];
+        if (g.n > 0)
+            return g.pos[g.n - 1];
     }
-    return node(m_lastNode).pos;
+    return m_groups[size_t(m_order.back())].pos[0]; // (only when not empty)
 }
 
-bool RunIndex::fits(const Lane* v, const int64_t* bud) const
+int RunIndex::descend(const Group& g, size_t lo, size_t hi, int64_t* bud) const
 {
-    for (size_t t = 0; t < m_types; ++t)
-        if (v[t] > bud[t])
+    // the nodes covering [lo, hi) in order: those met from the left as they come, those from the right after,
+    // in reverse. Each is taken by its sum when it fits (or holds no job: holes never stop the walk), else the
+    // first job that does not fit is inside it, after the part of it that fits
+    const size_t T = m_types;
+    auto passes = [&](size_t k) {
+        const int64_t* s = node(g, k);
+        if (s[T] != 0 && !holdingFits(s, bud, T))
             return false;
-    return true;
-}
-
-int RunIndex::descend(int t, int64_t* bud) const
-{
-    // the subtree does not fit as a whole: the first job in it that does not fit follows the part that does
-    for (;;) {
-        const Node& n = node(t);
-        prefetchRest(t);
-        prefetchChildren(n);
-        if (n.left >= 0) {
-            if (!fits(sum(n.left), bud)) {
-                t = n.left;
-                continue;
-            }
-            const Lane* s = sum(n.left);
-            for (size_t i = 0; i < m_types; ++i)
-                bud[i] -= s[i];
+        holdingTake(s, bud, T);
+        return true;
+    };
+    auto visit = [&](size_t k) {
+        if (passes(k))
+            return -1;
+        while (k < g.cap) {
+            k *= 2;
+            if (passes(k))
+                ++k;
         }
-        if (!fits(use(t), bud))
-            return n.pos.job;
-        const Lane* u = use(t);
-        for (size_t i = 0; i < m_types; ++i)
-            bud[i] -= u[i];
-        t = n.right; // the rest of this subtree must hold the job that does not fit
+        return g.pos[k - g.cap].job;
+    };
+    size_t right[64];
+    size_t nr = 0;
+    size_t l = lo + g.cap, r = hi + g.cap;
+    while (l < r) {
+        if (l & 1) {
+            const int found = visit(l++);
+            if (found >= 0)
+                return found;
+        }
+        if (r & 1)
+            right[nr++] = --r;
+        l >>= 1;
+        r >>= 1;
     }
-}
-
-int RunIndex::scan(int t, const Pos* from, const Pos* to, int64_t* bud) const
-{
-    // in-order over the part of the subtree after `from` and before `to`: a subtree wholly inside is taken
-    // by its sum when it fits, so only the two boundary paths and the path to the job found are walked
-    while (t >= 0) {
-        const Node& n = node(t);
-        prefetchRest(t);
-        prefetchChildren(n);
-        if (!from && !to) {
-            if (fits(sum(t), bud)) {
-                const Lane* s = sum(t);
-                for (size_t i = 0; i < m_types; ++i)
-                    bud[i] -= s[i];
-                return -1;
-            }
-            return descend(t, bud);
-        }
-        if (from && !(*from < n.pos)) { // node <= from: only the right side can be in range
-            t = n.right;
-            continue;
-        }
-        if (to && !(n.pos < *to)) { // node >= to: only the left side
-            t = n.left;
-            continue;
-        }
-        // the node is inside: its left side is bounded by `from` only, its right side by `to` only
-        const int found = scan(n.left, from, nullptr, bud);
+    while (nr > 0) {
+        const int found = visit(right[--nr]);
         if (found >= 0)
             return found;
-        if (!fits(use(t), bud))
-            return n.pos.job;
-        const Lane* u = use(t);
-        for (size_t i = 0; i < m_types; ++i)
-            bud[i] -= u[i];
-        from = nullptr;
-        t = n.right;
     }
     return -1;
 }
 
 int RunIndex::firstNotFitting(const Pos* from, const Pos* to, int64_t* bud) const
 {
-    // nothing after `from` (the walk's admissions past the last running job): no descent down the right spine
-    if (m_root < 0 || (from && !(*from < last())))
-        return -1;
-    return scan(m_root, from, to, bud);
+    for (int gi : m_order) {
+        const Group& g = m_groups[size_t(gi)];
+        size_t lo = 0, hi = g.n;
+        if (from) {
+            const int c = cmpGroup(g, from->key);
+            if (c < 0)
+                continue;
+            if (c == 0)
+                lo = size_t(std::upper_bound(g.pos.begin(), g.pos.begin() + std::ptrdiff_t(g.n), *from) - g.pos.begin());
+        }
+        if (to) {
+            const int c = cmpGroup(g, to->key);
+            if (c > 0)
+                break;
+            if (c == 0)
+                hi = size_t(std::lower_bound(g.pos.begin(), g.pos.begin() + std::ptrdiff_t(g.n), *to) - g.pos.begin());
+        }
+        if (lo < hi) {
+            const int found = descend(g, lo, hi, bud);
+            if (found >= 0)
+                return found;
+        }
+    }
+    return -1;
 }
 
 std::vector<int> RunIndex::inOrder() const
 {
-    std::vector<int> out, stack;
-    int t = m_root;
-    while (t >= 0 || !stack.empty()) {
-        while (t >= 0) {
-            stack.push_back(t);
-            t = node(t).left;
-        }
-        t = stack.back();
-        stack.pop_back();
-        out.push_back(node(t).pos.job);
-        t = node(t).right;
+    std::vector<int> out;
+    for (int gi : m_order) {
+        const Group& g = m_groups[size_t(gi)];
+        for (size_t i = 0; i < g.n; ++i)
+            if (g.alive[i])
+                out.push_back(g.pos[i].job);
     }
     return out;
 }
 
 bool RunIndex::ordered() const
 {
-    std::vector<int> stack;
     const Pos* prev = nullptr;
-    int t = m_root;
-    while (t >= 0 || !stack.empty()) {
-        while (t >= 0) {
-            stack.push_back(t);
-            t = node(t).left;
+    int count = 0;
+    for (int gi : m_order) {
+        const Group& g = m_groups[size_t(gi)];
+        int live = 0;
+        for (size_t i = 0; i < g.n; ++i) {
+            const Pos& p = g.pos[i];
+            if (cmpGroup(g, p.key) != 0 || (i > 0 && !(g.pos[i - 1] < p)))
+                return false;
+            if (!g.alive[i]) {
+                for (size_t t = 0; t <= m_types; ++t)
+                    if (node(g, g.cap + i)[t] != 0)
+                        return false;
+                continue;
+            }
+            const Where& w = m_where[size_t(p.job)];
+            if (node(g, g.cap + i)[m_types] != 1 || w.g != gi || w.i != int(i) || (prev && !(*prev < p)))
+                return false;
+            prev = &p;
+            ++live;
         }
-        t = stack.back();
-        stack.pop_back();
-        const Pos& p = node(t).pos;
-        if (prev && !(*prev < p))
+        if (g.n > 0 && !g.alive[g.n - 1])
             return false;
-        prev = &p;
-        t = node(t).right;
+        for (size_t i = g.n; i < g.cap; ++i)
+            for (size_t t = 0; t <= m_types; ++t)
+                if (node(g, g.cap + i)[t] != 0)
+                    return false;
+        for (size_t k = 1; k < g.cap; ++k)
+            for (size_t t = 0; t <= m_types; ++t)
+                if (node(g, k)[t] != node(g, 2 * k)[t] + node(g, 2 * k + 1)[t])
+                    return false;
+        if (live != g.live)
+            return false;
+        count += live;
     }
-    return true;
+    return count == m_count;
 }
 
 } // namespace ss
