@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -12,6 +14,9 @@ namespace ss {
 void RunIndex::reset(size_t jobs, size_t types)
 {
     m_types = types;
+    m_stride = 1;
+    while (m_stride < types + 1)
+        m_stride *= 2;
     m_count = 0;
     m_groups.clear();
     m_order.clear();
@@ -44,10 +49,10 @@ int RunIndex::groupFor(const Key& key)
 void RunIndex::addPath(Group& g, size_t place, const int64_t* use, int64_t sign)
 {
     for (size_t k = g.cap + place; k >= 1; k >>= 1) {
-        int64_t* s = node(g, k);
+        Lane* s = node(g, k);
         for (size_t t = 0; t < m_types; ++t)
-            s[t] += sign * use[t];
-        s[m_types] += sign;
+            s[t] += Lane(sign * use[t]);
+        s[m_types] += Lane(sign);
     }
 }
 
@@ -59,7 +64,7 @@ void RunIndex::relayout(int gi, const Pos* extra, const int64_t* extraUse)
     m_tmpPos.clear();
     m_tmp.clear();
     bool placed = extra == nullptr;
-    auto put = [&](const Pos& p, const int64_t* use) {
+    auto put = [&](const Pos& p, const auto* use) {
         m_tmpPos.push_back(p);
         m_tmp.insert(m_tmp.end(), use, use + T);
         m_tmp.push_back(1);
@@ -83,18 +88,22 @@ void RunIndex::relayout(int gi, const Pos* extra, const int64_t* extraUse)
     g.n = live;
     g.live = int(live);
     g.pos.assign(cap, Pos {});
+    g.k2.assign(cap, 0);
     g.alive.assign(cap, 0);
-    g.sum.assign(2 * cap * L, 0);
+    // (nodes of a power-of-two stride from a 64-byte boundary: two siblings share a line when they fit in one)
+    g.sum.assign(2 * cap * m_stride + 16, 0);
+    g.base = (64 - reinterpret_cast<uintptr_t>(g.sum.data()) % 64) % 64 / sizeof(Lane);
     for (size_t i = 0; i < live; ++i) {
         g.pos[i] = m_tmpPos[i];
+        g.k2[i] = m_tmpPos[i].key[2];
         g.alive[i] = 1;
         std::copy(&m_tmp[i * L], &m_tmp[i * L] + L, node(g, cap + i));
         m_where[size_t(m_tmpPos[i].job)] = {gi, int(i)};
     }
     for (size_t k = cap; k-- > 1;) {
-        int64_t* s = node(g, k);
-        const int64_t* a = node(g, 2 * k);
-        const int64_t* b = node(g, 2 * k + 1);
+        Lane* s = node(g, k);
+        const Lane* a = node(g, 2 * k);
+        const Lane* b = node(g, 2 * k + 1);
         for (size_t t = 0; t < L; ++t)
             s[t] = a[t] + b[t];
     }
@@ -109,6 +118,11 @@ void RunIndex::insert(int job, const Key& key, const int64_t* use)
         erase(job);
     const int gi = groupFor(key);
     Group& g = m_groups[size_t(gi)];
+    for (size_t t = 0; t < m_types; ++t)
+        if (use[t] < 0 || use[t] > std::numeric_limits<Lane>::max() - (g.cap > 0 ? int64_t(node(g, 1)[t]) : 0))
+            throw std::invalid_argument("RunIndex: job " + std::to_string(job) + " holds " + std::to_string(use[t])
+                                        + " thousandths of a GPU of type " + std::to_string(t)
+                                        + ": negative, or more than 2,147,483 GPUs of one type would run in one queue");
     const Pos p {key, job};
     ++m_count;
     if (g.n > 0 && !(g.pos[g.n - 1] < p)) {
@@ -119,6 +133,7 @@ void RunIndex::insert(int job, const Key& key, const int64_t* use)
         relayout(gi, nullptr, nullptr);
     const size_t i = g.n++;
     g.pos[i] = p;
+    g.k2[i] = key[2];
     g.alive[i] = 1;
     ++g.live;
     addPath(g, i, use, +1);
@@ -132,7 +147,7 @@ void RunIndex::erase(int job)
         return;
     Group& g = m_groups[size_t(w.g)];
     const size_t i = size_t(w.i);
-    int64_t* leaf = node(g, g.cap + i);
+    const Lane* leaf = node(g, g.cap + i);
     m_tmp.assign(leaf, leaf + m_types);
     addPath(g, i, m_tmp.data(), -1);
     g.alive[i] = 0;
@@ -149,9 +164,11 @@ void RunIndex::replaceKey(int job, const Key& key)
     Group& g = m_groups[size_t(w.g)];
     if (cmpGroup(g, key) == 0) {
         g.pos[size_t(w.i)].key = key;
+        g.k2[size_t(w.i)] = key[2];
         return;
     }
-    std::vector<int64_t> use(node(g, g.cap + size_t(w.i)), node(g, g.cap + size_t(w.i)) + m_types);
+    const Lane* leaf = node(g, g.cap + size_t(w.i));
+    std::vector<int64_t> use(leaf, leaf + m_types);
     erase(job);
     insert(job, key, use.data());
 }
@@ -173,10 +190,13 @@ int RunIndex::descend(const Group& g, size_t lo, size_t hi, int64_t* bud) const
     // first job that does not fit is inside it, after the part of it that fits
     const size_t T = m_types;
     auto passes = [&](size_t k) {
-        const int64_t* s = node(g, k);
-        if (s[T] != 0 && !holdingFits(s, bud, T))
-            return false;
-        holdingTake(s, bud, T);
+        const Lane* s = node(g, k);
+        if (s[T] != 0)
+            for (size_t t = 0; t < T; ++t)
+                if (s[t] > bud[t])
+                    return false;
+        for (size_t t = 0; t < T; ++t)
+            bud[t] -= s[t];
         return true;
     };
     auto visit = [&](size_t k) {
@@ -211,6 +231,17 @@ int RunIndex::descend(const Group& g, size_t lo, size_t hi, int64_t* bud) const
     return -1;
 }
 
+size_t RunIndex::placeAfter(const Group& g, const Pos& p, bool orEqual)
+{
+    // the places are in order, so their third key parts are too: a search there, then the few places with the
+    // same third part compared whole
+    const double* k2 = g.k2.data();
+    size_t i = size_t(std::lower_bound(k2, k2 + g.n, p.key[2]) - k2);
+    while (i < g.n && k2[i] == p.key[2] && (orEqual ? !(p < g.pos[i]) : g.pos[i] < p))
+        ++i;
+    return i;
+}
+
 int RunIndex::firstNotFitting(const Pos* from, const Pos* to, int64_t* bud) const
 {
     for (int gi : m_order) {
@@ -220,15 +251,21 @@ int RunIndex::firstNotFitting(const Pos* from, const Pos* to, int64_t* bud) cons
             const int c = cmpGroup(g, from->key);
             if (c < 0)
                 continue;
-            if (c == 0)
-                lo = size_t(std::upper_bound(g.pos.begin(), g.pos.begin() + std::ptrdiff_t(g.n), *from) - g.pos.begin());
+            if (c == 0) {
+                // (the walk goes on from a job it preempted: its own place, when it is here with that position)
+                const Where w = from->job >= 0 && size_t(from->job) < m_where.size() ? m_where[size_t(from->job)] : Where {};
+                if (w.g == gi && g.pos[size_t(w.i)].key == from->key)
+                    lo = size_t(w.i) + 1;
+                else
+                    lo = placeAfter(g, *from, true);
+            }
         }
         if (to) {
             const int c = cmpGroup(g, to->key);
             if (c > 0)
                 break;
             if (c == 0)
-                hi = size_t(std::lower_bound(g.pos.begin(), g.pos.begin() + std::ptrdiff_t(g.n), *to) - g.pos.begin());
+                hi = placeAfter(g, *to, false);
         }
         if (lo < hi) {
             const int found = descend(g, lo, hi, bud);
@@ -260,7 +297,7 @@ bool RunIndex::ordered() const
         int live = 0;
         for (size_t i = 0; i < g.n; ++i) {
             const Pos& p = g.pos[i];
-            if (cmpGroup(g, p.key) != 0 || (i > 0 && !(g.pos[i - 1] < p)))
+            if (cmpGroup(g, p.key) != 0 || g.k2[i] != p.key[2] || (i > 0 && !(g.pos[i - 1] < p)))
                 return false;
             if (!g.alive[i]) {
                 for (size_t t = 0; t <= m_types; ++t)

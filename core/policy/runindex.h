@@ -66,6 +66,9 @@ public:
     bool ordered() const;
 
 private:
+    // Holdings in thousandths of a GPU, summed in 32 bits (insert refuses more than 2,147,483 GPUs of a type in a
+    // group), so a node of five types and its count takes 32 bytes.
+    using Lane = int32_t;
     // The jobs of one (queue, zone), the key's first two parts, in order: a job that starts is put after
     // every job there (2D-LAS's sequence numbers only grow), one that leaves leaves a hole, and what the
     // places hold is summed in a segment tree over them (node k covers 2k and 2k + 1; the places are the
@@ -74,8 +77,10 @@ private:
     struct Group {
         double k0 = 0, k1 = 0;
         std::vector<Pos> pos;      // per place: its position (a hole keeps the one it had)
+        std::vector<double> k2;    // per place: its key's third part (the searches' first step)
         std::vector<char> alive;   // per place
-        std::vector<int64_t> sum;  // per node of the segment tree (1 .. 2 cap - 1): what its jobs hold per type, then how many
+        std::vector<Lane> sum;     // per node of the segment tree (1 .. 2 cap - 1), from `base`: what its jobs hold per type, then how many
+        size_t base = 0;
         size_t cap = 0;            // places (a power of two)
         size_t n = 0;              // places in use: [0, n), the last one held
         int live = 0;
@@ -85,6 +90,7 @@ private:
         int i = -1; // place
     };
     size_t m_types = 0;
+    size_t m_stride = 1; // lanes per node: types + 1, to a power of two
     int m_count = 0;
     std::vector<Group> m_groups; // by creation
     std::vector<int> m_order;    // the groups by (k0, k1)
@@ -94,13 +100,16 @@ private:
 
     int groupFor(const Key& key); // found or made
     static int cmpGroup(const Group& g, const Key& key); // <0, 0, >0: g's (k0, k1) against the key's
-    int64_t* node(Group& g, size_t k) { return &g.sum[k * (m_types + 1)]; }
-    const int64_t* node(const Group& g, size_t k) const { return &g.sum[k * (m_types + 1)]; }
+    Lane* node(Group& g, size_t k) { return &g.sum[g.base + k * m_stride]; }
+    const Lane* node(const Group& g, size_t k) const { return &g.sum[g.base + k * m_stride]; }
     /// Adds what a place holds (`types` values) and the place's count, times `sign`, up its path.
     void addPath(Group& g, size_t place, const int64_t* use, int64_t sign);
     /// Lays the group out anew with its live jobs and, when `extra` is given, that job in its place.
     void relayout(int gi, const Pos* extra, const int64_t* extraUse);
     int descend(const Group& g, size_t lo, size_t hi, int64_t* bud) const;
+    /// The first place of the group whose position is after `p` (orEqual) or not before it (!orEqual); p is of
+    /// the group's (queue, zone).
+    static size_t placeAfter(const Group& g, const Pos& p, bool orEqual);
 };
 
 } // namespace ss

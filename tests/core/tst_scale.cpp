@@ -295,6 +295,28 @@ private Q_SLOTS:
         QVERIFY(!idx.ordered());
     }
 
+    void runIndexRefusesWhatItCannotSum()
+    {
+        // sums are 32-bit thousandths of a GPU per (queue, zone): a second job that would pass 2,147,483 GPUs of a
+        // type there is refused, and nothing of it is kept; in another queue it goes in. A key holding NaN is refused.
+        RunIndex idx;
+        idx.reset(4, 1);
+        const int64_t big = 1500000000; // 1.5M GPUs
+        idx.insert(0, {0, 0, 1, 0, 0}, &big);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, idx.insert(1, {0, 0, 2, 0, 0}, &big));
+        QVERIFY(!idx.contains(1));
+        QCOMPARE(idx.size(), 1);
+        QVERIFY(idx.ordered());
+        idx.insert(1, {1, 0, 2, 0, 0}, &big);
+        int64_t bud = 2 * big;
+        QCOMPARE(idx.firstNotFitting(nullptr, nullptr, &bud), -1);
+        QCOMPARE(bud, int64_t(0));
+        const int64_t one = 1000;
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, idx.insert(2, {0, std::nan(""), 0, 0, 0}, &one));
+        QVERIFY(!idx.contains(2));
+        QVERIFY(idx.ordered());
+    }
+
     void lasRunningOrderCheckedEveryDecision()
     {
         // 2D-LAS re-keys the jobs demoted at a decision in place when they join the running zone; with
