@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <fstream>
+#include <initializer_list>
 #include <limits>
 #include <memory>
 #include <string>
@@ -45,6 +46,63 @@ struct ScoredJob {
     }
 };
 
+/// A placement's per-machine values that only learned policies give (affinity variance, RWGP posterior, Q-critic),
+/// behind a pointer: 8 bytes in each of millions of placements instead of a vector's 24. Read and written as the
+/// std::vector<float> it stands for (a const reference to it where one is needed); copies are deep, an empty
+/// value holds nothing.
+class RareFloats {
+public:
+    using Vec = std::vector<float>;
+    RareFloats() = default;
+    RareFloats(std::initializer_list<float> v) { *this = Vec(v); }
+    RareFloats(const RareFloats& o) : m_p(o.m_p ? std::make_unique<Vec>(*o.m_p) : nullptr) {}
+    RareFloats(RareFloats&&) noexcept = default;
+    RareFloats& operator=(const RareFloats& o)
+    {
+        if (this != &o)
+            m_p = o.m_p ? std::make_unique<Vec>(*o.m_p) : nullptr;
+        return *this;
+    }
+    RareFloats& operator=(RareFloats&&) noexcept = default;
+    RareFloats& operator=(Vec v)
+    {
+        if (v.empty())
+            m_p.reset();
+        else if (m_p)
+            *m_p = std::move(v);
+        else
+            m_p = std::make_unique<Vec>(std::move(v));
+        return *this;
+    }
+    RareFloats& operator=(std::initializer_list<float> v) { return *this = Vec(v); }
+    const Vec& get() const
+    {
+        static const Vec none;
+        return m_p ? *m_p : none;
+    }
+    operator const Vec&() const { return get(); }
+    bool empty() const { return !m_p || m_p->empty(); }
+    size_t size() const { return m_p ? m_p->size() : 0; }
+    float operator[](size_t i) const { return (*m_p)[i]; }
+    Vec::const_iterator begin() const { return get().begin(); }
+    Vec::const_iterator end() const { return get().end(); }
+    void clear() { m_p.reset(); }
+    void reserve(size_t n) { edit().reserve(n); }
+    void push_back(float v) { edit().push_back(v); }
+    /// The vector to change in place (made when there is none).
+    Vec& edit()
+    {
+        if (!m_p)
+            m_p = std::make_unique<Vec>();
+        return *m_p;
+    }
+    friend bool operator==(const RareFloats& a, const RareFloats& b) { return a.get() == b.get(); }
+    friend bool operator!=(const RareFloats& a, const RareFloats& b) { return !(a == b); }
+
+private:
+    std::unique_ptr<Vec> m_p;
+};
+
 /// One placement attempt. `slots` empty = the job could not be placed (it stays queued).
 /// Affinity: one score per machine (machines empty = dense, all machines in id order), or the top-K
 /// machines listed in `machines` for large clusters. affinityVar is filled by learned policies only.
@@ -53,13 +111,13 @@ struct PlacementRecord {
     std::vector<GpuSlot> slots;
     std::vector<uint32_t> machines;
     std::vector<float> affinity;
-    std::vector<float> affinityVar;
+    RareFloats affinityVar;
     /// A GP placement's posterior per machine, indexed as `affinity` (empty otherwise): DAS's RWGP mean and variance
     /// of the machine's performance deviation (observed / predicted speed - 1).
-    std::vector<float> rwgpMean, rwgpVar;
+    RareFloats rwgpMean, rwgpVar;
     /// A Q-critic's value of each machine as the placement action (the machine scored first, the ordering action as
     /// taken), indexed as `affinity`; empty otherwise (DAS with `critic` q, on the decision's first placement).
-    std::vector<float> critic;
+    RareFloats critic;
     std::string reason;
     /// Machine of the i-th affinity entry, for the dense form (i) and the sparse top-K form (machines[i]).
     int machineOf(size_t i) const { return machines.empty() ? int(i) : (i < machines.size() ? int(machines[i]) : -1); }

@@ -523,6 +523,34 @@ private Q_SLOTS:
         }
     }
 
+    void learnedPlacementFieldsCopyDeepAndHoldNothingEmpty()
+    {
+        // a placement's learned-only values (RareFloats): 8 bytes where nothing is held, read as the vector they
+        // stand for, copies deep, an empty value holds nothing
+        static_assert(sizeof(RareFloats) == sizeof(void*));
+        PlacementRecord a;
+        QVERIFY(a.rwgpMean.empty() && a.rwgpMean.size() == 0 && a.rwgpMean.get().empty());
+        a.rwgpMean = {0.5f, -0.25f};
+        a.critic.push_back(1.5f);
+        PlacementRecord b = a;
+        a.rwgpMean.edit()[0] = 9.f; // the copy keeps its own
+        QCOMPARE(b.rwgpMean.size(), size_t(2));
+        QCOMPARE(b.rwgpMean[0], 0.5f);
+        QCOMPARE(b.rwgpMean[1], -0.25f);
+        QVERIFY(a.rwgpMean != b.rwgpMean);
+        QCOMPARE(b.critic.size(), size_t(1));
+        QCOMPARE(b.critic[0], 1.5f);
+        const std::vector<float>& asVector = b.rwgpMean; // the vector it stands for, where one is needed
+        QCOMPARE(asVector.size(), size_t(2));
+        QCOMPARE(asVector.data(), b.rwgpMean.get().data());
+        b.rwgpMean = std::vector<float> {};
+        QVERIFY(b.rwgpMean.empty());
+        QVERIFY(b.rwgpMean == RareFloats {});
+        b.critic.clear();
+        QVERIFY(b.critic.empty());
+        QCOMPARE(a.critic.size(), size_t(1)); // (the original's untouched)
+    }
+
     void recordCriticLandsOnThePlacement()
     {
         for (int denseMax : {1000, 2}) {
