@@ -288,42 +288,46 @@ std::vector<int> RunIndex::inOrder() const
     return out;
 }
 
-bool RunIndex::ordered() const
+bool RunIndex::ordered(bool deep) const
 {
-    const Pos* prev = nullptr;
+    // the groups are in (queue, zone) order and each place holds a position of its group, so the places in order
+    // within each group make the whole order
     int count = 0;
+    std::vector<int64_t> live(m_types + 1);
     for (int gi : m_order) {
         const Group& g = m_groups[size_t(gi)];
-        int live = 0;
+        std::fill(live.begin(), live.end(), 0);
         for (size_t i = 0; i < g.n; ++i) {
             const Pos& p = g.pos[i];
             if (cmpGroup(g, p.key) != 0 || g.k2[i] != p.key[2] || (i > 0 && !(g.pos[i - 1] < p)))
                 return false;
-            if (!g.alive[i]) {
-                for (size_t t = 0; t <= m_types; ++t)
-                    if (node(g, g.cap + i)[t] != 0)
-                        return false;
+            if (!g.alive[i])
                 continue;
-            }
             const Where& w = m_where[size_t(p.job)];
-            if (node(g, g.cap + i)[m_types] != 1 || w.g != gi || w.i != int(i) || (prev && !(*prev < p)))
+            const Lane* leaf = node(g, g.cap + i);
+            if (leaf[m_types] != 1 || w.g != gi || w.i != int(i))
                 return false;
-            prev = &p;
-            ++live;
+            for (size_t t = 0; t <= m_types; ++t)
+                live[t] += leaf[t];
         }
-        if (g.n > 0 && !g.alive[g.n - 1])
+        if (g.n > 0 && (!g.alive[g.n - 1] || live[m_types] != g.live))
             return false;
-        for (size_t i = g.n; i < g.cap; ++i)
+        if (g.cap > 0)
             for (size_t t = 0; t <= m_types; ++t)
-                if (node(g, g.cap + i)[t] != 0)
+                if (node(g, 1)[t] != live[t]) // what the root sums is what the live jobs hold
                     return false;
-        for (size_t k = 1; k < g.cap; ++k)
-            for (size_t t = 0; t <= m_types; ++t)
-                if (node(g, k)[t] != node(g, 2 * k)[t] + node(g, 2 * k + 1)[t])
-                    return false;
-        if (live != g.live)
-            return false;
-        count += live;
+        if (deep) {
+            for (size_t i = 0; i < g.cap; ++i)
+                if (i >= g.n || !g.alive[i])
+                    for (size_t t = 0; t <= m_types; ++t)
+                        if (node(g, g.cap + i)[t] != 0)
+                            return false;
+            for (size_t k = 1; k < g.cap; ++k)
+                for (size_t t = 0; t <= m_types; ++t)
+                    if (node(g, k)[t] != node(g, 2 * k)[t] + node(g, 2 * k + 1)[t])
+                        return false;
+        }
+        count += g.live;
     }
     return count == m_count;
 }

@@ -61,9 +61,9 @@ public:
     int firstNotFitting(const Pos* from, const Pos* to, int64_t* bud) const;
     /// Every job in order (tests).
     std::vector<int> inOrder() const;
-    /// Whether the positions are strictly increasing, each job where its entry says and every sum the sum of
-    /// what it covers (invariant checks: replaceKey misused).
-    bool ordered() const;
+    /// Whether the positions are strictly increasing, each job where its entry says and each group's total what
+    /// its jobs hold (invariant checks after every decision: replaceKey misused); `deep`: every node's sum too.
+    bool ordered(bool deep = false) const;
 
 private:
     // Holdings in thousandths of a GPU, summed in 32 bits (insert refuses more than 2,147,483 GPUs of a type in a

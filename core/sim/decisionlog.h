@@ -46,61 +46,79 @@ struct ScoredJob {
     }
 };
 
-/// A placement's per-machine values that only learned policies give (affinity variance, RWGP posterior, Q-critic),
-/// behind a pointer: 8 bytes in each of millions of placements instead of a vector's 24. Read and written as the
-/// std::vector<float> it stands for (a const reference to it where one is needed); copies are deep, an empty
-/// value holds nothing.
-class RareFloats {
+/// A record's field that most records leave blank, held behind a pointer: 8 bytes in each of millions of records
+/// instead of the value's size (an AllocationRecord is 128 bytes; a 1M-job run keeps about 4M records in the
+/// studio). Copies are deep; reading a blank field gives a shared blank value; assigning a blank value frees it.
+/// Blank is T::blank(), or empty for a vector.
+template <class T> bool rareBlank(const T& v) { return v.blank(); }
+template <class E> bool rareBlank(const std::vector<E>& v) { return v.empty(); }
+template <class T> class RareField {
 public:
-    using Vec = std::vector<float>;
-    RareFloats() = default;
-    RareFloats(std::initializer_list<float> v) { *this = Vec(v); }
-    RareFloats(const RareFloats& o) : m_p(o.m_p ? std::make_unique<Vec>(*o.m_p) : nullptr) {}
-    RareFloats(RareFloats&&) noexcept = default;
-    RareFloats& operator=(const RareFloats& o)
+    RareField() = default;
+    RareField(const RareField& o) : m_p(o.m_p ? std::make_unique<T>(*o.m_p) : nullptr) {}
+    RareField(RareField&&) noexcept = default;
+    RareField& operator=(const RareField& o)
     {
         if (this != &o)
-            m_p = o.m_p ? std::make_unique<Vec>(*o.m_p) : nullptr;
+            m_p = o.m_p ? std::make_unique<T>(*o.m_p) : nullptr;
         return *this;
     }
-    RareFloats& operator=(RareFloats&&) noexcept = default;
-    RareFloats& operator=(Vec v)
+    RareField& operator=(RareField&&) noexcept = default;
+    RareField& operator=(T v)
     {
-        if (v.empty())
+        if (rareBlank(v))
             m_p.reset();
         else if (m_p)
             *m_p = std::move(v);
         else
-            m_p = std::make_unique<Vec>(std::move(v));
+            m_p = std::make_unique<T>(std::move(v));
         return *this;
     }
-    RareFloats& operator=(std::initializer_list<float> v) { return *this = Vec(v); }
-    const Vec& get() const
+    const T& get() const
     {
-        static const Vec none;
-        return m_p ? *m_p : none;
+        static const T blankValue {};
+        return m_p ? *m_p : blankValue;
     }
-    operator const Vec&() const { return get(); }
-    bool empty() const { return !m_p || m_p->empty(); }
-    size_t size() const { return m_p ? m_p->size() : 0; }
-    float operator[](size_t i) const { return (*m_p)[i]; }
+    operator const T&() const { return get(); }
+    const T* operator->() const { return &get(); }
+    const T& operator*() const { return get(); }
+    bool empty() const { return get().empty(); }
+    /// The value to change in place (made when blank).
+    T& edit()
+    {
+        if (!m_p)
+            m_p = std::make_unique<T>();
+        return *m_p;
+    }
+
+protected:
+    std::unique_ptr<T> m_p;
+};
+
+/// A placement's per-machine values that only learned policies give (affinity variance, RWGP mean and variance,
+/// Q-critic): a RareField of the vector, 8 bytes in each of millions of placements instead of 24, read and written
+/// as the std::vector<float> it stands for (a const reference to it where one is needed).
+class RareFloats : public RareField<std::vector<float>> {
+public:
+    using Vec = std::vector<float>;
+    using RareField::RareField;
+    using RareField::operator=;
+    RareFloats() = default;
+    RareFloats(std::initializer_list<float> v) { *this = Vec(v); }
+    RareFloats& operator=(std::initializer_list<float> v)
+    {
+        RareField::operator=(Vec(v));
+        return *this;
+    }
+    size_t size() const { return get().size(); }
+    float operator[](size_t i) const { return get()[i]; }
     Vec::const_iterator begin() const { return get().begin(); }
     Vec::const_iterator end() const { return get().end(); }
     void clear() { m_p.reset(); }
     void reserve(size_t n) { edit().reserve(n); }
     void push_back(float v) { edit().push_back(v); }
-    /// The vector to change in place (made when there is none).
-    Vec& edit()
-    {
-        if (!m_p)
-            m_p = std::make_unique<Vec>();
-        return *m_p;
-    }
     friend bool operator==(const RareFloats& a, const RareFloats& b) { return a.get() == b.get(); }
     friend bool operator!=(const RareFloats& a, const RareFloats& b) { return !(a == b); }
-
-private:
-    std::unique_ptr<Vec> m_p;
 };
 
 /// One placement attempt. `slots` empty = the job could not be placed (it stays queued).
@@ -151,52 +169,6 @@ struct AllocationRecord {
     /// Nothing set at all (what RareField drops).
     bool blank() const { return types.empty() && jobs.empty() && share.empty() && estimated.empty() && note.empty(); }
     float at(size_t row, size_t type) const { return share[row * types.size() + type]; }
-};
-
-/// A record's field that most records leave blank, held behind a pointer: 8 bytes in each of millions of records
-/// instead of the value's size (an AllocationRecord is 128 bytes; a 1M-job run keeps about 4M records in the
-/// studio). Copies are deep; reading a blank field gives a shared blank value; assigning a blank value frees it.
-template <class T> class RareField {
-public:
-    RareField() = default;
-    RareField(const RareField& o) : m_p(o.m_p ? std::make_unique<T>(*o.m_p) : nullptr) {}
-    RareField(RareField&&) noexcept = default;
-    RareField& operator=(const RareField& o)
-    {
-        if (this != &o)
-            m_p = o.m_p ? std::make_unique<T>(*o.m_p) : nullptr;
-        return *this;
-    }
-    RareField& operator=(RareField&&) noexcept = default;
-    RareField& operator=(T v)
-    {
-        if (v.blank())
-            m_p.reset();
-        else if (m_p)
-            *m_p = std::move(v);
-        else
-            m_p = std::make_unique<T>(std::move(v));
-        return *this;
-    }
-    const T& get() const
-    {
-        static const T blankValue {};
-        return m_p ? *m_p : blankValue;
-    }
-    operator const T&() const { return get(); }
-    const T* operator->() const { return &get(); }
-    const T& operator*() const { return get(); }
-    bool empty() const { return get().empty(); }
-    /// The value to change in place (made when blank).
-    T& edit()
-    {
-        if (!m_p)
-            m_p = std::make_unique<T>();
-        return *m_p;
-    }
-
-private:
-    std::unique_ptr<T> m_p;
 };
 
 struct DecisionRecord {

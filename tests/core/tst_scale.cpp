@@ -249,6 +249,7 @@ private Q_SLOTS:
                 inOrder.push_back(p.job);
             QCOMPARE(idx.inOrder(), inOrder);
             QCOMPARE(idx.size(), int(order.size()));
+            QVERIFY(idx.ordered(true));
             // a random range and budget
             // (from: half the time a running job's own position, as the walk goes on from a job it preempted; the
             // budget: now and then short in a type already, where only a job holding none of it is kept)
