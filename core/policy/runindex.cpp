@@ -7,8 +7,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "policy/holding.h"
-
 namespace ss {
 
 void RunIndex::reset(size_t jobs, size_t types)
@@ -70,7 +68,7 @@ void RunIndex::relayout(int gi, const Pos* extra, const int64_t* extraUse)
         m_tmp.push_back(1);
     };
     for (size_t i = 0; i < g.n; ++i) {
-        if (!g.alive[i])
+        if (!held(g, i))
             continue;
         if (!placed && *extra < g.pos[i]) {
             put(*extra, extraUse);
@@ -86,17 +84,14 @@ void RunIndex::relayout(int gi, const Pos* extra, const int64_t* extraUse)
         cap *= 2;
     g.cap = cap;
     g.n = live;
-    g.live = int(live);
     g.pos.assign(cap, Pos {});
     g.k2.assign(cap, 0);
-    g.alive.assign(cap, 0);
     // (nodes of a power-of-two stride from a 64-byte boundary: two siblings share a line when they fit in one)
     g.sum.assign(2 * cap * m_stride + 16, 0);
     g.base = (64 - reinterpret_cast<uintptr_t>(g.sum.data()) % 64) % 64 / sizeof(Lane);
     for (size_t i = 0; i < live; ++i) {
         g.pos[i] = m_tmpPos[i];
         g.k2[i] = m_tmpPos[i].key[2];
-        g.alive[i] = 1;
         std::copy(&m_tmp[i * L], &m_tmp[i * L] + L, node(g, cap + i));
         m_where[size_t(m_tmpPos[i].job)] = {gi, int(i)};
     }
@@ -134,8 +129,6 @@ void RunIndex::insert(int job, const Key& key, const int64_t* use)
     const size_t i = g.n++;
     g.pos[i] = p;
     g.k2[i] = key[2];
-    g.alive[i] = 1;
-    ++g.live;
     addPath(g, i, use, +1);
     m_where[size_t(job)] = {gi, int(i)};
 }
@@ -150,9 +143,7 @@ void RunIndex::erase(int job)
     const Lane* leaf = node(g, g.cap + i);
     m_tmp.assign(leaf, leaf + m_types);
     addPath(g, i, m_tmp.data(), -1);
-    g.alive[i] = 0;
-    --g.live;
-    while (g.n > 0 && !g.alive[g.n - 1])
+    while (g.n > 0 && !held(g, g.n - 1))
         --g.n;
     m_where[size_t(job)] = {};
     --m_count;
@@ -168,9 +159,9 @@ void RunIndex::replaceKey(int job, const Key& key)
         return;
     }
     const Lane* leaf = node(g, g.cap + size_t(w.i));
-    std::vector<int64_t> use(leaf, leaf + m_types);
+    m_moving.assign(leaf, leaf + m_types); // (insert may lay a group out anew, through m_tmp)
     erase(job);
-    insert(job, key, use.data());
+    insert(job, key, m_moving.data());
 }
 
 const RunIndex::Pos& RunIndex::last() const
@@ -282,7 +273,7 @@ std::vector<int> RunIndex::inOrder() const
     for (int gi : m_order) {
         const Group& g = m_groups[size_t(gi)];
         for (size_t i = 0; i < g.n; ++i)
-            if (g.alive[i])
+            if (held(g, i))
                 out.push_back(g.pos[i].job);
     }
     return out;
@@ -301,7 +292,7 @@ bool RunIndex::ordered(bool deep) const
             const Pos& p = g.pos[i];
             if (cmpGroup(g, p.key) != 0 || g.k2[i] != p.key[2] || (i > 0 && !(g.pos[i - 1] < p)))
                 return false;
-            if (!g.alive[i])
+            if (!held(g, i))
                 continue;
             const Where& w = m_where[size_t(p.job)];
             const Lane* leaf = node(g, g.cap + i);
@@ -310,7 +301,7 @@ bool RunIndex::ordered(bool deep) const
             for (size_t t = 0; t <= m_types; ++t)
                 live[t] += leaf[t];
         }
-        if (g.n > 0 && (!g.alive[g.n - 1] || live[m_types] != g.live))
+        if (g.n > 0 && !held(g, g.n - 1))
             return false;
         if (g.cap > 0)
             for (size_t t = 0; t <= m_types; ++t)
@@ -318,7 +309,7 @@ bool RunIndex::ordered(bool deep) const
                     return false;
         if (deep) {
             for (size_t i = 0; i < g.cap; ++i)
-                if (i >= g.n || !g.alive[i])
+                if (i >= g.n || !held(g, i))
                     for (size_t t = 0; t <= m_types; ++t)
                         if (node(g, g.cap + i)[t] != 0)
                             return false;
@@ -327,7 +318,7 @@ bool RunIndex::ordered(bool deep) const
                     if (node(g, k)[t] != node(g, 2 * k)[t] + node(g, 2 * k + 1)[t])
                         return false;
         }
-        count += g.live;
+        count += int(live[m_types]);
     }
     return count == m_count;
 }

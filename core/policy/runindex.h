@@ -70,7 +70,8 @@ private:
     // group), so a node of five types and its count takes 32 bytes.
     using Lane = int32_t;
     // The jobs of one (queue, zone), the key's first two parts, in order: a job that starts is put after
-    // every job there (2D-LAS's sequence numbers only grow), one that leaves leaves a hole, and what the
+    // every job there (2D-LAS's sequence numbers only grow), one that leaves leaves a hole (its leaf all zero,
+    // count included), and what the
     // places hold is summed in a segment tree over them (node k covers 2k and 2k + 1; the places are the
     // leaves, from `cap`), so a stretch is taken by O(log) sums. Holes at the end are given back at once; the
     // group is laid out anew, without holes, when its places run out (or for a job put elsewhere than the end).
@@ -78,12 +79,10 @@ private:
         double k0 = 0, k1 = 0;
         std::vector<Pos> pos;      // per place: its position (a hole keeps the one it had)
         std::vector<double> k2;    // per place: its key's third part (the searches' first step)
-        std::vector<char> alive;   // per place
         std::vector<Lane> sum;     // per node of the segment tree (1 .. 2 cap - 1), from `base`: what its jobs hold per type, then how many
         size_t base = 0;
         size_t cap = 0;            // places (a power of two)
         size_t n = 0;              // places in use: [0, n), the last one held
-        int live = 0;
     };
     struct Where {
         int g = -1; // group (index into m_groups), -1 = not here
@@ -97,11 +96,14 @@ private:
     std::vector<Where> m_where;  // per job
     std::vector<int64_t> m_tmp;
     std::vector<Pos> m_tmpPos;
+    std::vector<int64_t> m_moving;
 
     int groupFor(const Key& key); // found or made
     static int cmpGroup(const Group& g, const Key& key); // <0, 0, >0: g's (k0, k1) against the key's
     Lane* node(Group& g, size_t k) { return &g.sum[g.base + k * m_stride]; }
     const Lane* node(const Group& g, size_t k) const { return &g.sum[g.base + k * m_stride]; }
+    /// Whether a place holds a job (its leaf's count; a hole's leaf is all zero).
+    bool held(const Group& g, size_t place) const { return node(g, g.cap + place)[m_types] != 0; }
     /// Adds what a place holds (`types` values) and the place's count, times `sign`, up its path.
     void addPath(Group& g, size_t place, const int64_t* use, int64_t sign);
     /// Lays the group out anew with its live jobs and, when `extra` is given, that job in its place.
