@@ -423,9 +423,10 @@ bool GittinsRunIndex::certify(int job, double level, double thetaCert)
         return false;
     }
     const size_t leave = firstLeaving(r.piece, lowLimit, highLimit);
-    Queue& q = m_queues[size_t(r.queue)];
-    detach(job);
-    cellPut(q, job, c);
+    if (r.state != kAbove || r.cell != c) { // (a renewal in the same cell keeps the job where it is)
+        detach(job);
+        cellPut(m_queues[size_t(r.queue)], job, c);
+    }
     r.state = kAbove;
     r.due = false;
     r.thetaCert = thetaCert;
@@ -533,24 +534,36 @@ void GittinsRunIndex::ready(int qi)
     }
     // the zone is kept in last decision's order, so the positions are nearly sorted: an insertion sort, unless
     // they moved a lot
+    // (one queue's positions: their first parts are equal, so the index decides unless two are equal)
+    const auto less = [](const Pos& x, const Pos& y) {
+        if (x.key[1] < y.key[1])
+            return true;
+        if (y.key[1] < x.key[1])
+            return false;
+        return x < y;
+    };
     std::vector<Pos>& v = q.sorted;
     size_t moves = 0;
     const size_t limit = 8 * v.size() + 64;
     for (size_t i = 1; i < v.size() && moves <= limit; ++i) {
-        if (!(v[i] < v[i - 1]))
+        if (!less(v[i], v[i - 1]))
             continue;
         Pos x = v[i];
         size_t k = i;
-        for (; k > 0 && x < v[k - 1]; --k)
+        for (; k > 0 && less(x, v[k - 1]); --k)
             v[k] = v[k - 1];
         v[k] = x;
         moves += i - k;
     }
     if (moves > limit)
-        std::sort(v.begin(), v.end());
+        std::sort(v.begin(), v.end(), less);
+    q.prefix.assign((v.size() + 1) * m_types, 0);
     for (size_t i = 0; i < v.size(); ++i) {
         q.zone[i] = v[i].job;
         m_jobs[size_t(v[i].job)].slot = int(i);
+        const int64_t* u = useOf(v[i].job);
+        for (size_t t = 0; t < m_types; ++t)
+            q.prefix[(i + 1) * m_types + t] = q.prefix[i * m_types + t] + u[t];
     }
 }
 

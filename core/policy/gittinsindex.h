@@ -131,6 +131,7 @@ private:
         std::vector<int64_t> fen; // Fenwick over cells: per cell (types + 1) values, holdings then the count
         std::vector<int> due;     // new jobs and expired certificates, classified at the first question
         std::vector<Pos> sorted;  // the zone's positions, sorted, at decision `ready`
+        std::vector<int64_t> prefix; // what sorted[0, i) holds per type, at (i * types + type): a stretch's zone part in O(types)
         uint32_t ready = 0;
         int count = 0;
         // the levels asked about: the highest of each recent decision that asked about this queue

@@ -135,11 +135,13 @@ int GittinsRunIndex::firstNotFitting(const Pos* from, const Pos* to, int64_t* bu
         const bool toAbove = hi && xt > q.theta;
         const bool aboveInside = !lo || fromAbove;
         const int cf = fromAbove ? cellOf(xf) : kCells, ct = toAbove ? cellOf(xt) : -1;
+        // the zone's jobs inside: one run of its sorted positions (after *lo, before *hi)
+        const auto zoneLo = lo ? std::upper_bound(q.sorted.begin(), q.sorted.end(), *lo) : q.sorted.begin();
+        const auto zoneHi = hi ? std::lower_bound(zoneLo, q.sorted.end(), *hi) : q.sorted.end();
         if (detail) {
-            for (const Pos& p : q.sorted)
-                if (inside(p))
-                    for (size_t t = 0; t < T; ++t)
-                        acc[t] += useOf(p.job)[t];
+            const size_t z0 = size_t(zoneLo - q.sorted.begin()), z1 = size_t(zoneHi - q.sorted.begin());
+            for (size_t t = 0; t < T; ++t)
+                acc[t] += q.prefix[z1 * T + t] - q.prefix[z0 * T + t];
             if (aboveInside) {
                 fenRange(q, toAbove ? ct + 2 : 0, fromAbove ? cf - 2 : kCells - 1, acc.data());
                 // the cells whose bands hold xt or xf, by the jobs' exact positions
@@ -182,9 +184,7 @@ int GittinsRunIndex::firstNotFitting(const Pos* from, const Pos* to, int64_t* bu
                     return true;
             return false;
         };
-        for (const Pos& p : q.sorted)
-            if (inside(p))
-                bottom.push_back(p);
+        bottom.assign(zoneLo, zoneHi);
         const size_t zoneEnd = bottom.size(); // bottom[0, zoneEnd): the zone's, sorted (ready)
         double y = q.theta; // every job inside below y is at hand (jobs above have an index above theta)
         // what the jobs at hand below a level hold; the level only rises, so a job counted stays counted and only
