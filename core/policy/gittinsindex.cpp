@@ -370,28 +370,38 @@ void GittinsRunIndex::setQueue(int job, int queue)
 
 // ---------------------------------------------------------------- certificates
 
-size_t GittinsRunIndex::firstLeaving(size_t from, double lowLimit, double highLimit) const
+size_t GittinsRunIndex::firstLeaving(size_t from, double lowLimit, double highLimit, double& lo, double& hi) const
 {
     const size_t n = m_low.size();
     auto leaves = [&](size_t i) { return m_low[i] < lowLimit || m_high[i] >= highLimit; };
+    auto widen = [&](double l, double h) {
+        lo = std::min(lo, l);
+        hi = std::max(hi, h);
+    };
     const size_t blockEnd = std::min(n, (from / kBlock + 1) * kBlock);
-    for (size_t i = from; i < blockEnd; ++i)
+    for (size_t i = from; i < blockEnd; ++i) {
         if (leaves(i))
             return i;
+        widen(m_low[i], m_high[i]);
+    }
     if (blockEnd >= n)
         return n;
-    // the first block after from's with a piece leaving the band, found in the tree over blocks
+    // the first block after from's with a piece leaving the band, found in the tree over blocks (every node passed
+    // on the way holds pieces before it)
     auto bad = [&](size_t node) { return m_treeMin[node] < lowLimit || m_treeMax[node] >= highLimit; };
     size_t node = blockEnd / kBlock + m_treeSize;
     for (;;) {
         if (bad(node)) {
             while (node < m_treeSize) {
                 node *= 2;
-                if (!bad(node))
+                if (!bad(node)) {
+                    widen(m_treeMin[node], m_treeMax[node]);
                     ++node;
+                }
             }
             break;
         }
+        widen(m_treeMin[node], m_treeMax[node]);
         while (node & 1)
             node >>= 1;
         if (node == 0)
@@ -399,10 +409,26 @@ size_t GittinsRunIndex::firstLeaving(size_t from, double lowLimit, double highLi
         ++node;
     }
     const size_t b = node - m_treeSize;
-    for (size_t i = b * kBlock; i < std::min(n, (b + 1) * kBlock); ++i)
+    for (size_t i = b * kBlock; i < std::min(n, (b + 1) * kBlock); ++i) {
         if (leaves(i))
             return i;
+        widen(m_low[i], m_high[i]);
+    }
     throw std::logic_error("GittinsRunIndex: a block's bounds disagree with its pieces");
+}
+
+bool GittinsRunIndex::certificatesHold() const
+{
+    for (size_t j = 0; j < m_jobs.size(); ++j) {
+        const JobRec& r = m_jobs[j];
+        if (r.state != kAbove || r.due)
+            continue;
+        GittinsTable::Hint h {};
+        const double g = m_table->index(attained(int(j)), h);
+        if (!(r.certLow <= g && g <= r.certHigh && g > r.thetaCert))
+            return false;
+    }
+    return true;
 }
 
 bool GittinsRunIndex::certify(int job, double level, double thetaCert)
@@ -422,7 +448,8 @@ bool GittinsRunIndex::certify(int job, double level, double thetaCert)
         r.retryAt = r.piece < n ? m_now + (m_at[r.piece] - a) / r.gpus : kInfIndex;
         return false;
     }
-    const size_t leave = firstLeaving(r.piece, lowLimit, highLimit);
+    double certLow = low, certHigh = high;
+    const size_t leave = firstLeaving(r.piece, lowLimit, highLimit, certLow, certHigh);
     if (r.state != kAbove || r.cell != c) { // (a renewal in the same cell keeps the job where it is)
         detach(job);
         cellPut(m_queues[size_t(r.queue)], job, c);
@@ -430,6 +457,8 @@ bool GittinsRunIndex::certify(int job, double level, double thetaCert)
     r.state = kAbove;
     r.due = false;
     r.thetaCert = thetaCert;
+    r.certLow = certLow;
+    r.certHigh = certHigh;
     ++r.stamp;
     if (leave < n && r.gpus > 0) {
         // valid while the attained service stays below the first piece leaving the band (margin for rounding)

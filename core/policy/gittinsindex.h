@@ -103,6 +103,8 @@ public:
     uint64_t evaluations() const { return m_evals; }
     uint64_t certificates() const { return m_certs; }
     double zoneLevel(int queue) const { return m_queues[size_t(queue)].theta; }
+    /// Whether every current certificate's bounds hold the job's index now (tests): after sync, before a change.
+    bool certificatesHold() const;
 
 private:
     enum State : uint8_t { kNone, kNew, kAbove, kZone };
@@ -111,6 +113,7 @@ private:
     struct JobRec {
         double gpus = 1, executed = 0, lastStart = 0, exec0 = 0, submit = 0;
         double thetaCert = 0; // above: index certified above this until the expiry
+        double certLow = 0, certHigh = 0; // above: the index stays in [certLow, certHigh] until the expiry (within the band)
         double retryAt = 0;   // zone: no certificate is tried before this time (the current piece is too wide)
         size_t lo = 0, hi = 0; // the table's search hints (GittinsTable::Hint), as the last evaluation left them
         double window = 0;     // GittinsTable::windowSum(lo, hi) (certify's bounds)
@@ -173,7 +176,9 @@ private:
     static constexpr size_t kBlock = 32;
     size_t m_blocks = 0, m_treeSize = 1;
     std::vector<double> m_treeMin, m_treeMax;
-    size_t firstLeaving(size_t from, double lowLimit, double highLimit) const;
+    /// The first piece from `from` whose bounds leave [lowLimit, highLimit), widening [lo, hi] by the bounds of
+    /// the pieces before it.
+    size_t firstLeaving(size_t from, double lowLimit, double highLimit, double& lo, double& hi) const;
 
     // the grid: cell(x) from x's bits (8 cells per octave from 2^-30, kSub in the .cpp), cells 0 and kCells - 1 open-ended
     static constexpr int kCells = 1120;

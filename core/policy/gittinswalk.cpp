@@ -73,9 +73,11 @@ bool GittinsRunIndex::anyAfter(const Pos& p)
         return true; // certainly below x
     m_seen.clear();
     forCells(q, cx - 1, cx + 1, [&](int j) { m_seen.push_back(j); });
-    for (const int j : m_seen)
-        if (p < exact(j))
+    for (const int j : m_seen) {
+        const JobRec& r = m_jobs[size_t(j)];
+        if (r.certHigh < x || (!(r.certLow > x) && p < exact(j)))
             return true;
+    }
     return false;
 }
 
@@ -146,7 +148,11 @@ int GittinsRunIndex::firstNotFitting(const Pos* from, const Pos* to, int64_t* bu
                 fenRange(q, toAbove ? ct + 2 : 0, fromAbove ? cf - 2 : kCells - 1, acc.data());
                 // the cells whose bands hold xt or xf, by the jobs' exact positions
                 auto add = [&](int j) {
-                    if (inside(exact(j)))
+                    // its certificate's bounds place most jobs without an evaluation (a job above has one)
+                    const JobRec& r = m_jobs[size_t(j)];
+                    const bool out = (hi && r.certHigh < xt) || (lo && r.certLow > xf);
+                    const bool in = !out && (!hi || r.certLow > xt) && (!lo || r.certHigh < xf);
+                    if (in || (!out && inside(exact(j))))
                         for (size_t t = 0; t < T; ++t)
                             acc[t] += useOf(j)[t];
                 };
@@ -227,20 +233,31 @@ int GittinsRunIndex::firstNotFitting(const Pos* from, const Pos* to, int64_t* bu
                 const bool sureIn = (!lo || bandHi <= xf) && (!hi || bandLo > xt);
                 const bool sureOut = (lo && bandLo > xf) || (hi && bandHi <= xt);
                 for (const int j : q.cells[size_t(c)]) {
-                    if (!holdsShort(j)) {
-                        if (sureOut)
+                    if (sureOut)
+                        continue;
+                    const bool held = holdsShort(j);
+                    if (!held && sureIn) {
+                        m_aside.push_back({j, bandLo, bandHi});
+                    } else {
+                        // the certificate's bounds, where the band does not place it
+                        const JobRec& r = m_jobs[size_t(j)];
+                        if ((hi && r.certHigh < xt) || (lo && r.certLow > xf))
                             continue;
-                        if (sureIn)
-                            m_aside.push_back({j, bandLo, bandHi});
+                        const bool in = (!hi || r.certLow > xt) && (!lo || r.certHigh < xf);
+                        if (held) {
+                            if (inside(exact(j)))
+                                bottom.push_back(m_pos[size_t(j)]);
+                            continue;
+                        }
+                        if (in)
+                            m_aside.push_back({j, r.certLow, std::nextafter(r.certHigh, kInfIndex)});
                         else if (inside(exact(j)))
                             m_aside.push_back({j, -kInfIndex, kInfIndex});
                         else
                             continue;
-                        for (size_t t = 0; t < T; ++t)
-                            m_asideHeld[t] += useOf(j)[t];
-                    } else if (inside(exact(j))) {
-                        bottom.push_back(m_pos[size_t(j)]);
                     }
+                    for (size_t t = 0; t < T; ++t)
+                        m_asideHeld[t] += useOf(j)[t];
                 }
                 y = c == cEnd ? kInfIndex : std::max(y, edge(c));
                 if (coveredBelow(y))

@@ -424,6 +424,60 @@ private Q_SLOTS:
         QVERIFY(roundingCases > 0); // the confirmation was needed
     }
 
+    void gittinsCertificateBoundsHold()
+    {
+        // A certificate's bounds are the index's bounds over the pieces its job passes before the band is left,
+        // gathered through the tree over blocks when that is far; the walk places jobs by them without evaluating
+        // them. On a smooth size distribution with many pieces certificates span many blocks: the index now must
+        // lie within its job's bounds at every decision, and the walk's answers must stay a plain walk's.
+        std::mt19937_64 rng(11);
+        std::lognormal_distribution<double> size(8.0, 1.2);
+        std::vector<double> sizes;
+        for (int i = 0; i < 6000; ++i)
+            sizes.push_back(std::round(size(rng)));
+        const GittinsTable table(sizes, 3250);
+        const size_t T = 1, N = 300;
+        std::vector<GittinsRunIndex::Service> svc(N);
+        std::vector<char> zone(N, 0);
+        std::vector<double> seq(N);
+        std::vector<int64_t> use(N * T, 1000);
+        std::iota(seq.begin(), seq.end(), 0.0);
+        GittinsRunIndex idx;
+        idx.reset(table, N, T, 1, &use);
+        idx.bind(table, &use, &zone, &seq);
+        double now = 0;
+        auto attained = [&](int j) {
+            const auto& s = svc[size_t(j)];
+            return s.gpus * ((s.executed + std::max(0.0, now - s.lastStart)) - s.exec0);
+        };
+        std::vector<RunIndex::Pos> order;
+        for (int j = 0; j < int(N); ++j) {
+            svc[size_t(j)] = {double(1 + rng() % 4) / 4.0, double(rng() % 20000), 0, 0, double(j)};
+            idx.insert(j, 0, now, svc[size_t(j)]);
+        }
+        uint64_t certs = 0;
+        for (int round = 0; round < 400; ++round) {
+            now += 20.0 + double(rng() % 40);
+            idx.sync(now);
+            QVERIFY(idx.certificatesHold());
+            order.clear();
+            for (int j = 0; j < int(N); ++j)
+                order.push_back({{0.0, -table.index(attained(j)), -svc[size_t(j)].submit, 0.0, seq[size_t(j)]}, j});
+            std::sort(order.begin(), order.end());
+            // stretches ending at running jobs' levels: the cells around them are placed by the bounds
+            for (int q = 0; q < 3; ++q) {
+                const RunIndex::Pos to = order[size_t(rng() % order.size())];
+                std::array<int64_t, 1> bud {int64_t(rng() % (N * 1000))};
+                std::array<int64_t, 1> left = bud;
+                const int expect = walkoracle::firstNotFitting(order, static_cast<const RunIndex::Pos*>(nullptr), &to, left, [&](int j) { return &use[size_t(j) * T]; });
+                QCOMPARE(idx.firstNotFitting(nullptr, &to, bud.data()), expect);
+                QCOMPARE(bud, left);
+            }
+            certs = idx.certificates();
+        }
+        QVERIFY(certs > N); // renewed over and over
+    }
+
     void gittinsIndexMatchesASort_data()
     {
         QTest::addColumn<bool>("defer");
@@ -507,6 +561,8 @@ private Q_SLOTS:
                     idx.insert(j, queue[size_t(j)], now, s);
                 }
             }
+            // the certificates' bounds (which place jobs around a stretch's ends without evaluating them) hold
+            QVERIFY(idx.certificatesHold());
             std::vector<RunIndex::Pos> order;
             for (size_t j = 0; j < N; ++j)
                 if (queue[j] >= 0)
