@@ -120,6 +120,10 @@ int GittinsRunIndex::firstNotFitting(const Pos* from, const Pos* to, int64_t* bu
             continue; // nothing between
         const double xf = lo ? -lo->key[1] : kInfIndex, xt = hi ? -hi->key[1] : -kInfIndex;
         auto inside = [&](const Pos& p) { return (!lo || *lo < p) && (!hi || p < *hi); };
+        // a job above whose certificate keeps its index in [certLow, certHigh]: certainly outside the stretch, or
+        // certainly inside it (below from's index and above to's); neither means it must be evaluated
+        auto certOut = [&](const JobRec& r) { return (hi && r.certHigh < xt) || (lo && r.certLow > xf); };
+        auto certIn = [&](const JobRec& r) { return (!hi || r.certLow > xt) && (!lo || r.certHigh < xf); };
         std::fill(acc.begin(), acc.end(), 0);
         bool detail = lo || hi;
         if (!detail) {
@@ -146,13 +150,11 @@ int GittinsRunIndex::firstNotFitting(const Pos* from, const Pos* to, int64_t* bu
                 acc[t] += q.prefix[z1 * T + t] - q.prefix[z0 * T + t];
             if (aboveInside) {
                 fenRange(q, toAbove ? ct + 2 : 0, fromAbove ? cf - 2 : kCells - 1, acc.data());
-                // the cells whose bands hold xt or xf, by the jobs' exact positions
+                // the cells whose bands hold xt or xf: each job by its certificate's bounds where they place it,
+                // else by its exact position
                 auto add = [&](int j) {
-                    // its certificate's bounds place most jobs without an evaluation (a job above has one)
                     const JobRec& r = m_jobs[size_t(j)];
-                    const bool out = (hi && r.certHigh < xt) || (lo && r.certLow > xf);
-                    const bool in = !out && (!hi || r.certLow > xt) && (!lo || r.certHigh < xf);
-                    if (in || (!out && inside(exact(j))))
+                    if (!certOut(r) && (certIn(r) || inside(exact(j))))
                         for (size_t t = 0; t < T; ++t)
                             acc[t] += useOf(j)[t];
                 };
@@ -241,15 +243,14 @@ int GittinsRunIndex::firstNotFitting(const Pos* from, const Pos* to, int64_t* bu
                     } else {
                         // the certificate's bounds, where the band does not place it
                         const JobRec& r = m_jobs[size_t(j)];
-                        if ((hi && r.certHigh < xt) || (lo && r.certLow > xf))
+                        if (certOut(r))
                             continue;
-                        const bool in = (!hi || r.certLow > xt) && (!lo || r.certHigh < xf);
                         if (held) {
                             if (inside(exact(j)))
                                 bottom.push_back(m_pos[size_t(j)]);
                             continue;
                         }
-                        if (in)
+                        if (certIn(r))
                             m_aside.push_back({j, r.certLow, std::nextafter(r.certHigh, kInfIndex)});
                         else if (inside(exact(j)))
                             m_aside.push_back({j, -kInfIndex, kInfIndex});
