@@ -367,6 +367,34 @@ private Q_SLOTS:
         }
     }
 
+    void gallopUpperBoundMatchesUpperBound()
+    {
+        // The search a running job's piece is found by (2D-Gittins's index, its table's sizes): from any start,
+        // on by a few places, by a block, past a block's end, far (the doubling bracket), back, at the array's
+        // ends, among repeated values, and for values equal to one held.
+        std::mt19937_64 rng(11);
+        for (int round = 0; round < 4000; ++round) {
+            const size_t n = round < 200 ? size_t(round) : size_t(rng() % 700);
+            std::vector<double> v(n);
+            double at = 0;
+            for (double& x : v) {
+                if (rng() % 4 != 0) // a quarter repeat the value before
+                    at += double(1 + rng() % 5);
+                x = at;
+            }
+            for (int q = 0; q < 20; ++q) {
+                double x;
+                if (n > 0 && rng() % 2 == 0)
+                    x = v[size_t(rng() % n)] + (rng() % 3 == 0 ? 0.5 : 0.0);
+                else
+                    x = double(int64_t(rng() % uint64_t(at + 12)) - 6);
+                const size_t from = size_t(rng() % (n + 3));
+                const size_t want = size_t(std::upper_bound(v.begin(), v.end(), x) - v.begin());
+                QCOMPARE(gallopUpperBound(v, x, from), want);
+            }
+        }
+    }
+
     void gittinsKeysAtPieceBoundaries()
     {
         // GittinsRunIndex evaluates a running job from its piece's record (search positions confirmed by the
