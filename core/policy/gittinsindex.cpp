@@ -491,12 +491,18 @@ void GittinsRunIndex::classify(Queue& q, int job)
 void GittinsRunIndex::raise(Queue& q, double theta)
 {
     q.theta = theta;
-    // jobs above whose band may reach theta and whose certificate is against a lower level are examined again
+    // jobs above whose band may reach theta and whose certificate is against a lower level are examined again,
+    // unless their certificate's bounds keep them above the new level until it expires (then it is a certificate
+    // against that level as it stands)
     const int top = std::min(kCells - 1, cellOf(theta) + 1);
     for (int c = 0; c <= top; ++c)
         for (const int j : q.cells[size_t(c)]) {
             JobRec& r = m_jobs[size_t(j)];
             if (r.thetaCert < theta && !r.due) {
+                if (r.certLow > theta) {
+                    r.thetaCert = theta;
+                    continue;
+                }
                 r.due = true;
                 q.due.push_back(j);
             }
