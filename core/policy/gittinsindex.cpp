@@ -425,7 +425,8 @@ bool GittinsRunIndex::certificatesHold() const
             continue;
         GittinsTable::Hint h {};
         const double g = m_table->index(attained(int(j)), h);
-        if (!(r.certLow <= g && g <= r.certHigh && g > r.thetaCert))
+        // and above its queue's zone level, as the walk takes it (jobs above theta are ahead of a level at or below it)
+        if (!(r.certLow <= g && g <= r.certHigh && r.certLow > m_queues[size_t(r.queue)].theta))
             return false;
     }
     return true;
@@ -456,7 +457,6 @@ bool GittinsRunIndex::certify(int job, double level, double thetaCert)
     }
     r.state = kAbove;
     r.due = false;
-    r.thetaCert = thetaCert;
     r.certLow = certLow;
     r.certHigh = certHigh;
     ++r.stamp;
@@ -491,18 +491,14 @@ void GittinsRunIndex::classify(Queue& q, int job)
 void GittinsRunIndex::raise(Queue& q, double theta)
 {
     q.theta = theta;
-    // jobs above whose band may reach theta and whose certificate is against a lower level are examined again,
-    // unless their certificate's bounds keep them above the new level until it expires (then it is a certificate
-    // against that level as it stands)
+    // jobs above whose certified lower bound may reach theta are examined again (a certificate made against a
+    // level keeps the index above it, so its lower bound is above that level: those certified against theta or
+    // higher are never among them)
     const int top = std::min(kCells - 1, cellOf(theta) + 1);
     for (int c = 0; c <= top; ++c)
         for (const int j : q.cells[size_t(c)]) {
             JobRec& r = m_jobs[size_t(j)];
-            if (r.thetaCert < theta && !r.due) {
-                if (r.certLow > theta) {
-                    r.thetaCert = theta;
-                    continue;
-                }
+            if (!(r.certLow > theta) && !r.due) {
                 r.due = true;
                 q.due.push_back(j);
             }

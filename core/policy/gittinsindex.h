@@ -103,7 +103,8 @@ public:
     uint64_t evaluations() const { return m_evals; }
     uint64_t certificates() const { return m_certs; }
     double zoneLevel(int queue) const { return m_queues[size_t(queue)].theta; }
-    /// Whether every current certificate's bounds hold the job's index now (tests): after sync, before a change.
+    /// Whether every current certificate's bounds hold the job's index now and lie above its queue's zone level
+    /// (tests): after sync, before a change.
     bool certificatesHold() const;
 
 private:
@@ -112,7 +113,6 @@ private:
     static constexpr size_t kFall = 2;  // theta falls once the last kFall decisions' levels stay well below it
     struct JobRec {
         double gpus = 1, executed = 0, lastStart = 0, exec0 = 0, submit = 0;
-        double thetaCert = 0; // above: index certified above this until the expiry
         double certLow = 0, certHigh = 0; // above: the index stays in [certLow, certHigh] until the expiry (within the band)
         double retryAt = 0;   // zone: no certificate is tried before this time (the current piece is too wide)
         size_t lo = 0, hi = 0; // the table's search hints (GittinsTable::Hint), as the last evaluation left them
