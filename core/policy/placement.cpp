@@ -218,6 +218,7 @@ bool canPlaceNow(const SchedContext& ctx, int job)
 bool placeAndStart(SchedContext& ctx, int job, Placement& p, const char* reason)
 {
     std::vector<GpuSlot> slots;
+    slots.reserve(8); // one allocation for most starts, not one per doubling
     if (!ctx.recording()) {
         if (!p.place(ctx, job, slots, nullptr))
             return false;

@@ -259,12 +259,16 @@ void PreemptiveScheduler::runErase(int j)
 void PreemptiveScheduler::onJobStopped(int job, double, bool finished, const JobRuntime& rt)
 {
     account(job, rt.slots, -1);
-    runErase(job);
+    // each order's own running index (the LAS order and the threshold crossings are 2D-LAS's and 2D-Gittins's;
+    // SRTF never fills them, so a stop reads nothing of theirs)
+    if (m_order == PreemptOrder::Las)
+        runErase(job);
     if (m_order == PreemptOrder::Srtf)
         m_srtf.erase(job, rt);
     if (m_order == PreemptOrder::Gittins)
         m_gidx.erase(job);
-    crossErase(job);
+    if (m_order != PreemptOrder::Srtf)
+        crossErase(job);
     if (!finished)
         m_reenter.push_back(job);
 }

@@ -7,7 +7,6 @@
 #include <string>
 
 #include "sim/engine.h"
-#include "sim/slotmachines.h"
 
 namespace ss {
 
@@ -24,31 +23,56 @@ int Simulator::coRunnersOf(int j) const
     return r.partner >= 0 && m_rt[size_t(r.partner)].status == JobStatus::Running ? std::max(0, co - 1) : co;
 }
 
-void Simulator::refreshRatesOn(const std::vector<GpuSlot>& slots, int except, bool started)
+int Simulator::busiestOf(int j) const
+{
+    const JobRuntime& r = m_rt[size_t(j)];
+    if (r.machines <= 1 || r.partner >= 0)
+        return 0;
+    int co = -1, at = 0;
+    for (const int m : m_jobMachines[size_t(j)]) {
+        const int v = m_state.jobsOnMachine(m) - 1;
+        if (v > co) {
+            co = v;
+            at = 1;
+        } else if (v == co) {
+            ++at;
+        }
+    }
+    return at;
+}
+
+void Simulator::countCoRunners(int j)
+{
+    JobRuntime& r = m_rt[size_t(j)];
+    r.coRunners = coRunnersOf(j);
+    r.busiest = uint16_t(busiestOf(j));
+}
+
+void Simulator::refreshRatesOn(int job, bool started)
 {
     if (m_cfg.perf.ideal || m_cfg.perf.interference <= 0)
         return;
     // A job's co-runners are the other jobs on the busiest machine of its placement, kept current for every
-    // running job (JobRuntime::coRunners) as the job counts of its machines change. Only the machines of
-    // `slots` changed (by one job each, all the same way), so with v the largest count (less one) among them on
-    // a job's placement: v >= coRunners makes v the new busiest; v < coRunners - 1 leaves the busiest machine
-    // elsewhere and coRunners as it is; only in between are the job's slots read, and only when a job stopped
-    // (`started`: the counts rose, so a machine below the busiest one stays below it). A job on one machine
-    // (most) has v as its co-runners at once.
+    // running job (JobRuntime::coRunners) as the job counts of its machines change. Only the machines of `job`
+    // changed, by one job each, all the same way (`started`: up), and each is met once here (its distinct
+    // machines, however its slots are ordered). A job met on one machine (most) has that machine's count less
+    // one as its co-runners at once. A job on several is met on some of them, one at a time, each a change of
+    // one: a start on a machine whose count less one v passes coRunners makes it the only busiest machine, one
+    // at coRunners adds a busiest machine; a stop on a busiest machine (v = coRunners - 1 now) takes one away,
+    // and only when none is left are the job's machines read, for the new busiest; as that read sees every
+    // machine's count after this change, the job's other machines met after it change nothing. A job with a
+    // space-sharing partner reads its machines. Either way a job's co-runners change at most once here (by
+    // one), so each is re-rated at most once.
+    const JobRuntime& jr = m_rt[size_t(job)];
+    const int* ms = jr.machines == 1 ? &jr.machine : m_jobMachines[size_t(job)].data();
+    const size_t nm = jr.machines == 1 ? 1 : m_jobMachines[size_t(job)].size();
+    if (jr.machines <= 0)
+        return;
     const bool checkAll = m_cfg.checkInvariants;
-    auto rerate = [&](int o, int v) {
+    std::vector<int>& counted = m_touchedScratch; // jobs on several machines whose machines were read here
+    counted.clear();
+    auto setRate = [&](int o, int co) {
         JobRuntime& r = m_rt[size_t(o)];
-        int co;
-        if (r.partner >= 0) // space sharing: the partner is not a co-runner
-            co = coRunnersOf(o);
-        else if (r.machines == 1 || v >= r.coRunners)
-            co = v;
-        else if (started || v < r.coRunners - 1)
-            co = r.coRunners;
-        else
-            co = coRunnersOf(o);
-        if (checkAll && co != coRunnersOf(o))
-            throw std::logic_error("co-runners of job " + std::to_string(o) + " out of date at t=" + std::to_string(m_now));
         if (co == r.coRunners)
             return;
         bringUpToDate(o);
@@ -56,25 +80,42 @@ void Simulator::refreshRatesOn(const std::vector<GpuSlot>& slots, int except, bo
         r.rate = r.baseRate / (1.0 + m_cfg.perf.interference * co);
         scheduleCompletion(o);
     };
+    auto multi = [&](int o, int v) {
+        JobRuntime& r = m_rt[size_t(o)];
+        if (r.partner >= 0) { // space sharing: the partner is not a co-runner
+            setRate(o, coRunnersOf(o));
+            return;
+        }
+        if (started) {
+            if (v > r.coRunners) {
+                r.busiest = 1;
+                setRate(o, v);
+            } else if (v == r.coRunners) {
+                ++r.busiest;
+            }
+            return;
+        }
+        if (v != r.coRunners - 1 || (!counted.empty() && std::find(counted.begin(), counted.end(), o) != counted.end()))
+            return;
+        if (--r.busiest == 0) {
+            counted.push_back(o);
+            r.busiest = uint16_t(busiestOf(o));
+            setRate(o, coRunnersOf(o));
+        }
+    };
     auto prefetch = [&](int o) { __builtin_prefetch(&m_rt[size_t(o)]); }; // the line a re-rating reads and writes
-    // A job on one machine is met once, on that machine; a job on several (rarer) may be met on several of
-    // the machines of `slots` and is re-rated once. The order does not matter: each job's update is its own,
-    // and the completion heap orders by (time, job).
-    std::vector<int>& multi = m_touchedScratch; // pairs (job, largest count less one of the machines met on)
-    multi.clear();
     // every job met is fetched first, so the misses on their runtimes overlap (a machine's list is short)
     const bool defer = m_deferRerates;
-    forEachMachine(m_cluster, slots, [&](int m) {
-        for (const int o : m_machineJobs[size_t(m)])
+    for (size_t i = 0; i < nm; ++i)
+        for (const int o : m_machineJobs[size_t(ms[i])])
             if (!defer || !(m_rerateMark[size_t(o)] & kRerateAlone))
                 prefetch(o);
-    });
-    forEachMachine(m_cluster, slots, [&](int m) {
-        const std::vector<int>& jobs = m_machineJobs[size_t(m)];
+    for (size_t mi = 0; mi < nm; ++mi) {
+        const std::vector<int>& jobs = m_machineJobs[size_t(ms[mi])];
         const int v = int(jobs.size()) - 1;
         for (size_t i = 0; i < jobs.size(); ++i) {
             const int o = jobs[i];
-            if (o == except)
+            if (o == job)
                 continue;
             if (uint8_t& mark = m_rerateMark[size_t(o)]; defer && (mark & kRerateAlone)) {
                 // on one machine without a partner: its co-runners are the machine's other jobs, so it is
@@ -87,23 +128,19 @@ void Simulator::refreshRatesOn(const std::vector<GpuSlot>& slots, int except, bo
                 continue;
             }
             if (m_rt[size_t(o)].machines == 1) {
-                rerate(o, v);
+                setRate(o, m_rt[size_t(o)].partner >= 0 ? coRunnersOf(o) : v);
                 continue;
             }
-            int& at = m_multiAt[size_t(o)];
-            if (at < 0) {
-                at = int(multi.size());
-                multi.push_back(o);
-                multi.push_back(v);
-            } else {
-                multi[size_t(at) + 1] = std::max(multi[size_t(at) + 1], v);
-            }
+            multi(o, v);
         }
-    });
-    for (size_t k = 0; k < multi.size(); k += 2)
-        m_multiAt[size_t(multi[k])] = -1;
-    for (size_t k = 0; k < multi.size(); k += 2)
-        rerate(multi[k], multi[k + 1]);
+    }
+    if (checkAll)
+        for (size_t mi = 0; mi < nm; ++mi)
+            for (const int o : m_machineJobs[size_t(ms[mi])])
+                if (o != job && !(defer && (m_rerateMark[size_t(o)] & kRerateAlone))
+                    && (m_rt[size_t(o)].coRunners != coRunnersOf(o) || m_rt[size_t(o)].busiest != busiestOf(o)))
+                    throw std::logic_error("co-runners of job " + std::to_string(o) + " out of date at t="
+                                           + std::to_string(m_now));
 }
 
 void Simulator::rerateDeferred()

@@ -141,12 +141,18 @@ double SchedContext::startChecked(int job, std::vector<GpuSlot> slots, std::stri
     s.setAlone(job, r.machines == 1 && partner < 0);
     r.pairFactor = pairFactor;
     // co-runners (as coRunnersOf) from the machines just listed, without going over the slots again
-    int co = 0;
+    int co = 0, busiest = 0; // (every machine listed holds this job: its count less one is >= 0)
     for (int m : s.m_machineScratch)
-        co = std::max(co, int(s.m_machineJobs[size_t(m)].size()) - 1);
+        if (const int v = int(s.m_machineJobs[size_t(m)].size()) - 1; v > co || busiest == 0) {
+            co = v;
+            busiest = 1;
+        } else if (v == co) {
+            ++busiest;
+        }
     if (partner >= 0 && s.m_rt[size_t(partner)].status == JobStatus::Running)
         co = std::max(0, co - 1);
     r.coRunners = co;
+    r.busiest = uint16_t(r.machines > 1 && partner < 0 ? busiest : 0);
     r.baseRate = s.m_perf.placementRate(jb, s.m_machineScratch, s.m_switchScratch, 0) * pairFactor;
     r.rate = r.baseRate / (1.0 + (s.m_perf.config().ideal ? 0.0 : s.m_cfg.perf.interference) * co);
     s.scheduleCompletion(job);
@@ -165,7 +171,7 @@ double SchedContext::startChecked(int job, std::vector<GpuSlot> slots, std::stri
         o->onJobStarted(s.m_now, job, r);
     s.m_policy->onJobStarted(job, s.m_now, r);
     if (co > 0)
-        s.refreshRatesOn(r.slots, job, true);
+        s.refreshRatesOn(job, true);
     return r.rate;
 }
 
@@ -331,7 +337,6 @@ void Simulator::begin()
     m_runningPos.assign(n, -1);
     m_machineJobs.assign(size_t(m_cluster.machineCount()), {});
     m_jobMachines.assign(n, {});
-    m_multiAt.assign(n, -1);
     m_rerateMark.assign(m_rt.size(), 0);
     m_retimedMark.assign(m_rt.size(), 0);
     m_retimed.clear();
@@ -513,7 +518,7 @@ void Simulator::stopJob(int j, bool finished)
             p.pairFactor = 1;
             p.partner = -1;
             setAlone(r.partner, p.machines == 1);
-            p.coRunners = coRunnersOf(r.partner);
+            countCoRunners(r.partner);
             p.rate = p.baseRate / (1.0 + (m_perf.config().ideal ? 0.0 : m_cfg.perf.interference) * p.coRunners);
             scheduleCompletion(r.partner);
         }
@@ -527,7 +532,7 @@ void Simulator::stopJob(int j, bool finished)
     std::vector<GpuSlot> released;
     released.swap(r.slots);
     if (!released.empty())
-        refreshRatesOn(released, j, false);
+        refreshRatesOn(j, false);
     if (!m_offline.empty()) // a failed or draining machine keeps the GPUs it gets back
         for (const GpuSlot& g : released)
             if (const int m = m_cluster.machineOfGpu(g.gpu); m_offline[size_t(m)] != 0)
@@ -671,7 +676,7 @@ bool Simulator::step()
             if (bool(mark & kRerateAlone) != (r.machines == 1 && r.partner < 0) || (mark & kRerateMarked) != 0)
                 throw std::logic_error("invariant violated at t=" + std::to_string(m_now) + ": job "
                                        + std::to_string(j) + "'s re-rating flags are out of date");
-            if (interfering && r.coRunners != coRunnersOf(j))
+            if (interfering && (r.coRunners != coRunnersOf(j) || r.busiest != busiestOf(j)))
                 throw std::logic_error("invariant violated at t=" + std::to_string(m_now) + ": job "
                                        + std::to_string(j) + " has " + std::to_string(r.coRunners)
                                        + " co-runners recorded, " + std::to_string(coRunnersOf(j)) + " on its machines");

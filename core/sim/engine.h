@@ -36,6 +36,10 @@ struct alignas(64) JobRuntime {
     // struct is aligned to one): a decision re-rates the co-runners of every job it starts or stops, jobs
     // scattered over an array of a million.
     JobStatus status = JobStatus::Future;
+    /// A placement on several machines without a partner: how many of its machines are the busiest (hold
+    /// coRunners + 1 jobs), so a stop there lowers coRunners without a pass over the machines until the last one
+    /// goes (Simulator::refreshRatesOn). 0 otherwise.
+    uint16_t busiest = 0;
     int coRunners = 0;       ///< other jobs on the busiest machine of the placement
     int machines = 0;        ///< machines spanned by the current placement
     /// Space sharing (SchedContext::startShared): the job sharing this job's GPUs, -1 when it runs alone; the
@@ -425,7 +429,6 @@ private:
     std::vector<std::vector<int>> m_machineJobs; // running jobs with a share on each machine
     // a running job's machines, for a job on more than one (each once; capacity kept for its next start)
     std::vector<std::vector<int>> m_jobMachines;
-    std::vector<int> m_multiAt; // refreshRatesOn's scratch: a job's place in its list of jobs on several machines
     std::vector<int> m_machineScratch, m_switchScratch, m_touchedScratch;
     // jobs on one machine (not sharing GPUs with a partner) whose co-runners changed during a decision whose
     // policy re-rates after it (Scheduler::reratesAfterDecision), each once; m_deferRerates while it runs
@@ -478,13 +481,20 @@ private:
     void stopJob(int j, bool finished);
     void scheduleCompletion(int j);
     void bringUpToDate(int j);
-    void refreshRatesOn(const std::vector<GpuSlot>& slots, int except, bool started);
+    /// Re-rates (or marks for rerateDeferred) the running jobs whose co-runners changed as `job` started or
+    /// stopped on its machines (`started`), its own runtime still describing them.
+    void refreshRatesOn(int job, bool started);
     double computeRate(int j, bool drawNoise);
     void finishRun();
     std::string validateStart(int j, const std::vector<GpuSlot>& slots) const;
     std::string validateShared(int a, int b, const std::vector<int>& gpus, double& fa, double& fb) const;
     /// Other jobs on the busiest machine of j's placement (its space-sharing partner not counted).
     int coRunnersOf(int j) const;
+    /// How many of the machines of j's placement hold coRunnersOf(j) + 1 jobs, where it spans several without a
+    /// partner (JobRuntime::busiest); 0 otherwise.
+    int busiestOf(int j) const;
+    /// Sets j's coRunners and busiest from its machines.
+    void countCoRunners(int j);
 };
 
 /// See Simulator::snapshot. Immutable; shareable between threads once taken.

@@ -24,7 +24,6 @@ Simulator::Simulator(const Simulator& o, std::unique_ptr<Scheduler> policy)
     m_ctx.m_logIdx = o.m_ctx.m_logIdx;
     m_ctx.m_logEpoch = o.m_ctx.m_logEpoch;
     m_rerateMark = o.m_rerateMark; // (which running jobs are alone on a machine; no marks between decisions)
-    m_multiAt = o.m_multiAt;
     m_retimed = o.m_retimed;
     m_retimedShown = o.m_retimedShown;
     m_retimedMark = o.m_retimedMark;

@@ -71,6 +71,22 @@ public:
     }
 };
 
+// Starts each job on the GPUs given for it, in the order given, as soon as it waits.
+class FixedSlots : public Scheduler {
+public:
+    std::map<int, std::vector<int>> gpus;
+    std::string name() const override { return "fixed-slots"; }
+    void schedule(SchedContext& ctx) override
+    {
+        for (int j : ctx.pendingJobs()) {
+            std::vector<GpuSlot> slots;
+            for (int g : gpus.at(j))
+                slots.push_back({g, 1000});
+            ctx.start(j, slots, "fixed");
+        }
+    }
+};
+
 // Tries to double-book GPU 0.
 class DoubleBooker : public Scheduler {
 public:
@@ -412,6 +428,37 @@ private Q_SLOTS:
             QCOMPARE(mc.jobs()[0].end, 125.0);
             QCOMPARE(mc.jobs()[1].end, 125.0);
         }
+    }
+
+    void coRunnersFollowEveryMachineOfAPlacement()
+    {
+        // Co-location interference counts a job's co-runners on the busiest machine of its placement; jobs on
+        // several machines follow the counts as jobs start and stop beside them (Simulator::refreshRatesOn), and a
+        // placement may list its GPUs in any order (A's are on m0, m1, m0). Three 3-GPU machines:
+        //   A: 3 GPUs {0, 3, 1} (m0, m1, m0), 100 s;  B: GPU 4 (m1), 50 s;  E: {5, 6} (m1, m2), 300 s;
+        //   F: {2, 7} (m0, m2), 300 s. Jobs per machine: m0 A F, m1 A B E, m2 E F.
+        // Co-runners: A, B, E 2 (m1), F 1, so rates 1/1.5 and 0.8. B ends at 75; A and E then have 1 (two
+        // machines at two jobs each): rate 0.8, A's 50 s left end at 137.5. A's stop leaves m0 and m1 with one
+        // job, but E and F still share m2 (1 each, rate 0.8): F's 190 s left end at 375; E, alone from then,
+        // has 10 s left at rate 1: 385.
+        const ClusterSpec c = smallCluster(3, 3);
+        const Trace t = trace({{0, 3, 100}, {0, 1, 50}, {0, 2, 300}, {0, 2, 300}});
+        FixedSlots p;
+        p.gpus = {{0, {0, 3, 1}}, {1, {4}}, {2, {5, 6}}, {3, {2, 7}}};
+        RunConfig cfg;
+        cfg.checkInvariants = true; // every running job's co-runners against a count of its machines, each decision
+        cfg.perf.typeSpeed = false;
+        cfg.perf.crossMachine = 0;
+        cfg.perf.crossSwitch = 0;
+        cfg.perf.interference = 0.25;
+        Simulator sim(c, t, p, cfg);
+        MetricsCollector mc;
+        sim.addObserver(&mc);
+        QVERIFY(sim.run());
+        QCOMPARE(mc.jobs()[1].end, 75.0);
+        QCOMPARE(mc.jobs()[0].end, 137.5);
+        QCOMPARE(mc.jobs()[3].end, 375.0);
+        QCOMPARE(mc.jobs()[2].end, 385.0);
     }
 
     void preemptionKeepsWorkAndChargesOverhead()
