@@ -61,6 +61,19 @@ SrtfDrift::Pos SrtfDrift::exact(int job)
     return m_pos(job);
 }
 
+SrtfDrift::Pos SrtfDrift::fromLine(int job, const SrtfLine& line)
+{
+    ++m_evaluated;
+    ++m_work;
+    const Pos p {{line.at(m_now), 0, line.tie, 0, 0}, job};
+    if (m_check)
+        if (const Pos q = m_pos(job); p < q || q < p)
+            throw std::logic_error("SRTF running order: job " + std::to_string(job) + "'s line says "
+                                   + std::to_string(p.key[0]) + " left, the scheduler "
+                                   + std::to_string(q.key[0]) + " at t=" + std::to_string(m_now));
+    return p;
+}
+
 const int64_t* SrtfDrift::useOf(int job) const
 {
     if (m_where[size_t(job)] == kTree)
@@ -81,7 +94,7 @@ void SrtfDrift::insert(int job, const int64_t* use, const SrtfLine& line)
         m_where[size_t(job)] = kLate;
         return;
     }
-    const double key = exact(job).key[0];
+    const double key = fromLine(job, line).key[0];
     if (m_tree.empty()) {
         // a fresh start: estimates from now
         m_tref = m_now;
@@ -180,13 +193,13 @@ __attribute__((always_inline)) inline bool SrtfDrift::inRange(int n, double v, d
     if (from) {
         if (v + eps < from->key[0])
             return false;
-        if (!(v - eps > from->key[0]) && !(*from < exact(m_tree.jobAt(n))))
+        if (!(v - eps > from->key[0]) && !(*from < exactAt(n)))
             return false;
     }
     if (to) {
         if (v - eps > to->key[0])
             return false;
-        if (!(v + eps < to->key[0]) && !(exact(m_tree.jobAt(n)) < *to))
+        if (!(v + eps < to->key[0]) && !(exactAt(n) < *to))
             return false;
     }
     return true;
@@ -212,7 +225,7 @@ SrtfDrift::Pos SrtfDrift::fastLast()
     bool have = false;
     for (const Cand& c : m_cand)
         if (c.v >= top - 2 * eps)
-            if (const Pos p = exact(m_tree.jobAt(c.node)); !have || best < p) {
+            if (const Pos p = exactAt(c.node); !have || best < p) {
                 best = p;
                 have = true;
             }
@@ -431,7 +444,7 @@ int SrtfDrift::fastFirstNotFitting(const Pos* from, const Pos* to, int64_t* bud)
     w = 0;
     for (size_t i = 0; i < m_cand.size(); ++i) {
         const Cand& x = m_cand[i];
-        const bool below = x.v + eps < c1 ? true : x.v - eps >= c1 ? false : exact(m_tree.jobAt(x.node)).key[0] < c1;
+        const bool below = x.v + eps < c1 ? true : x.v - eps >= c1 ? false : exactAt(x.node).key[0] < c1;
         if (below)
             addB1(m_tree.useAt(x.node));
         else
@@ -453,7 +466,7 @@ int SrtfDrift::fastFirstNotFitting(const Pos* from, const Pos* to, int64_t* bud)
     // (Pos::job: the tree's node while the order is the values', an index among the later jobs + nodes after)
     m_pts.clear();
     for (const Cand& x : m_cand)
-        m_pts.push_back(close ? exact(m_tree.jobAt(x.node)) : Pos {{x.v, 0, 0, 0, 0}, x.node});
+        m_pts.push_back(close ? exactAt(x.node) : Pos {{x.v, 0, 0, 0, 0}, x.node});
     if (close) {
         for (size_t i = lateFrom; i < m_late2.size(); ++i)
             m_pts.push_back(m_late2[i].pos);

@@ -15,6 +15,12 @@
 // over the jobs and a nearly sorted sort). A job whose progress starts later than now (restoring a checkpoint)
 // stays outside the tree with its exact position read at every query until its progress starts.
 //
+// A job's exact position is read from its line, (line.at(now), 0, line.tie, 0, 0) then the job, without the
+// caller: the line is the caller's own expression of the work left (JobRuntime::remainingAt), read when the
+// engine last changed it, and a re-rate at the decision's time leaves the value at that time as it was, so the
+// two agree bit for bit at every decision (SrtfRunIndex). The callback gives the positions of the jobs whose
+// progress starts later and, with `check` on, every position read from a line is compared with it.
+//
 // firstNotFitting finds, in the estimate's order, the first job whose holding does not fit; the exact first
 // job that does not fit then lies among the jobs whose exact position is within 2D of that job's estimate, and
 // only those are sorted exactly (see srtfdrift.cpp). With `check` on, every answer is compared with a sort of
@@ -33,7 +39,8 @@ namespace ss {
 class SrtfDrift {
 public:
     using Pos = RunIndex::Pos;
-    /// A running job's exact position now (work left now, then the tie-break).
+    /// A running job's exact position now (work left now, then the tie-break): for a job in the tree, the one its
+    /// line gives (see above).
     using PosFn = std::function<Pos(int job)>;
 
     void reset(size_t jobs, size_t types);
@@ -107,6 +114,9 @@ private:
     void take(const int64_t* v, int64_t* bud) const { holdingTake(v, bud, m_types); }
     const int64_t* useOf(int job) const;
     Pos exact(int job);
+    /// A tree job's exact position, from its line (node n).
+    Pos exactAt(int n) { return fromLine(m_tree.jobAt(n), m_tree.lineAt(n)); }
+    Pos fromLine(int job, const SrtfLine& line);
     Pos bruteLast();
     int bruteFirstNotFitting(const Pos* from, const Pos* to, int64_t* bud);
     Pos fastLast();

@@ -28,7 +28,7 @@ SrtfLine SrtfRunIndex::lineOf(int j)
 {
     const JobRuntime& r = m_ctx->rt(j);
     m_version[size_t(j)] = r.version;
-    return {r.remaining, std::max(r.lastUpdate, r.resumeAt), r.rate};
+    return {r.remaining, std::max(r.lastUpdate, r.resumeAt), r.rate, (*m_seq)[size_t(j)]};
 }
 
 void SrtfRunIndex::sync(const SchedContext& ctx)

@@ -4,7 +4,11 @@
 // floored at 0) that changes only when the engine re-rates the job, which it does only when a job starts or
 // stops on one of its machines (co-location interference) and always with a new `version`. The engine lists
 // the jobs it retimed since the last decision (SchedContext::retimedJobs): their new lines (rates) are handed
-// to the index at the next decision.
+// to the index at the next decision. A line read at a change gives JobRuntime::remainingAt bit for bit (the same
+// expression of the same fields) until the next change; one the engine changes during a decision, at the
+// decision's time, still gives the value at that time (the engine brings the work left up to that time with the
+// same expression first), so the index reads every running job's exact position from its line (the scheduler's
+// tie-break `seq` is fixed while a job runs and travels with the line), not from the engine's runtime.
 #include <cstdint>
 #include <vector>
 

@@ -28,6 +28,7 @@ namespace ss {
 /// (max(lastUpdate, resumeAt)), then falling at `rate`, floored at 0.
 struct SrtfLine {
     double rem = 0, from = 0, rate = 0;
+    double tie = 0; ///< the position's tie-break after the work left (the scheduler's; fixed while the job runs)
     double at(double t) const { return std::max(0.0, rem - std::max(0.0, t - from) * rate); } // as JobRuntime::remainingAt
 };
 

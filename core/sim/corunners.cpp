@@ -10,42 +10,28 @@
 
 namespace ss {
 
-int Simulator::coRunnersOf(int j) const
+Simulator::Busiest Simulator::coCountOf(int j) const
 {
     const JobRuntime& r = m_rt[size_t(j)];
-    int co = 0;
-    if (r.machines > 1) // (ClusterState's count of a machine's jobs: the length of its list here, in one array)
-        for (const int m : m_jobMachines[size_t(j)])
-            co = std::max(co, m_state.jobsOnMachine(m) - 1);
+    Busiest b;
+    if (r.machines > 1)
+        b = busiestOn(m_jobMachines[size_t(j)].data(), m_jobMachines[size_t(j)].size());
     else if (!r.slots.empty())
-        co = int(m_machineJobs[size_t(r.machine)].size()) - 1;
-    // the partner shares every GPU: its co-location is in the pair's measured speed, not in the interference term
-    return r.partner >= 0 && m_rt[size_t(r.partner)].status == JobStatus::Running ? std::max(0, co - 1) : co;
-}
-
-int Simulator::busiestOf(int j) const
-{
-    const JobRuntime& r = m_rt[size_t(j)];
+        b.co = int(m_machineJobs[size_t(r.machine)].size()) - 1;
     if (r.machines <= 1 || r.partner >= 0)
-        return 0;
-    int co = -1, at = 0;
-    for (const int m : m_jobMachines[size_t(j)]) {
-        const int v = m_state.jobsOnMachine(m) - 1;
-        if (v > co) {
-            co = v;
-            at = 1;
-        } else if (v == co) {
-            ++at;
-        }
-    }
-    return at;
+        b.at = 0;
+    // the partner shares every GPU: its co-location is in the pair's measured speed, not in the interference term
+    if (r.partner >= 0 && m_rt[size_t(r.partner)].status == JobStatus::Running)
+        b.co = std::max(0, b.co - 1);
+    return b;
 }
 
 void Simulator::countCoRunners(int j)
 {
     JobRuntime& r = m_rt[size_t(j)];
-    r.coRunners = coRunnersOf(j);
-    r.busiest = uint16_t(busiestOf(j));
+    const Busiest b = coCountOf(j);
+    r.coRunners = b.co;
+    r.busiest = uint16_t(b.at);
 }
 
 void Simulator::refreshRatesOn(int job, bool started)
@@ -97,10 +83,11 @@ void Simulator::refreshRatesOn(int job, bool started)
         }
         if (v != r.coRunners - 1 || (!counted.empty() && std::find(counted.begin(), counted.end(), o) != counted.end()))
             return;
-        if (--r.busiest == 0) {
+        if (--r.busiest == 0) { // the busiest now, from one pass over its machines
             counted.push_back(o);
-            r.busiest = uint16_t(busiestOf(o));
-            setRate(o, coRunnersOf(o));
+            const Busiest b = busiestOn(m_jobMachines[size_t(o)].data(), m_jobMachines[size_t(o)].size());
+            r.busiest = uint16_t(b.at);
+            setRate(o, b.co);
         }
     };
     auto prefetch = [&](int o) { __builtin_prefetch(&m_rt[size_t(o)]); }; // the line a re-rating reads and writes
@@ -138,7 +125,7 @@ void Simulator::refreshRatesOn(int job, bool started)
         for (size_t mi = 0; mi < nm; ++mi)
             for (const int o : m_machineJobs[size_t(ms[mi])])
                 if (o != job && !(defer && (m_rerateMark[size_t(o)] & kRerateAlone))
-                    && (m_rt[size_t(o)].coRunners != coRunnersOf(o) || m_rt[size_t(o)].busiest != busiestOf(o)))
+                    && (m_rt[size_t(o)].coRunners != coCountOf(o).co || m_rt[size_t(o)].busiest != coCountOf(o).at))
                     throw std::logic_error("co-runners of job " + std::to_string(o) + " out of date at t="
                                            + std::to_string(m_now));
 }

@@ -141,18 +141,12 @@ double SchedContext::startChecked(int job, std::vector<GpuSlot> slots, std::stri
     s.setAlone(job, r.machines == 1 && partner < 0);
     r.pairFactor = pairFactor;
     // co-runners (as coRunnersOf) from the machines just listed, without going over the slots again
-    int co = 0, busiest = 0; // (every machine listed holds this job: its count less one is >= 0)
-    for (int m : s.m_machineScratch)
-        if (const int v = int(s.m_machineJobs[size_t(m)].size()) - 1; v > co || busiest == 0) {
-            co = v;
-            busiest = 1;
-        } else if (v == co) {
-            ++busiest;
-        }
+    const Simulator::Busiest b = s.busiestOn(s.m_machineScratch.data(), s.m_machineScratch.size());
+    int co = b.co;
     if (partner >= 0 && s.m_rt[size_t(partner)].status == JobStatus::Running)
         co = std::max(0, co - 1);
     r.coRunners = co;
-    r.busiest = uint16_t(r.machines > 1 && partner < 0 ? busiest : 0);
+    r.busiest = uint16_t(r.machines > 1 && partner < 0 ? b.at : 0);
     r.baseRate = s.m_perf.placementRate(jb, s.m_machineScratch, s.m_switchScratch, 0) * pairFactor;
     r.rate = r.baseRate / (1.0 + (s.m_perf.config().ideal ? 0.0 : s.m_cfg.perf.interference) * co);
     s.scheduleCompletion(job);
@@ -676,7 +670,7 @@ bool Simulator::step()
             if (bool(mark & kRerateAlone) != (r.machines == 1 && r.partner < 0) || (mark & kRerateMarked) != 0)
                 throw std::logic_error("invariant violated at t=" + std::to_string(m_now) + ": job "
                                        + std::to_string(j) + "'s re-rating flags are out of date");
-            if (interfering && (r.coRunners != coRunnersOf(j) || r.busiest != busiestOf(j)))
+            if (const Busiest b = coCountOf(j); interfering && (r.coRunners != b.co || r.busiest != b.at))
                 throw std::logic_error("invariant violated at t=" + std::to_string(m_now) + ": job "
                                        + std::to_string(j) + " has " + std::to_string(r.coRunners)
                                        + " co-runners recorded, " + std::to_string(coRunnersOf(j)) + " on its machines");

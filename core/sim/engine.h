@@ -488,11 +488,33 @@ private:
     void finishRun();
     std::string validateStart(int j, const std::vector<GpuSlot>& slots) const;
     std::string validateShared(int a, int b, const std::vector<int>& gpus, double& fa, double& fb) const;
-    /// Other jobs on the busiest machine of j's placement (its space-sharing partner not counted).
-    int coRunnersOf(int j) const;
-    /// How many of the machines of j's placement hold coRunnersOf(j) + 1 jobs, where it spans several without a
-    /// partner (JobRuntime::busiest); 0 otherwise.
-    int busiestOf(int j) const;
+    /// What a job's co-runners are read from: the other jobs on the busiest of its machines (`co`) and how many of
+    /// its machines are that busy (`at`).
+    struct Busiest {
+        int co = 0;
+        int at = 0;
+    };
+    /// Over the machines ms[0..n) (each holding the job asked about): one pass over their running jobs (the
+    /// engine's lists: ClusterState's count of a machine's holders also counts the GPUs a failed or draining
+    /// machine keeps back, which are not a co-runner).
+    Busiest busiestOn(const int* ms, size_t n) const
+    {
+        Busiest b {-1, 0};
+        for (size_t i = 0; i < n; ++i)
+            if (const int v = int(m_machineJobs[size_t(ms[i])].size()) - 1; v > b.co) {
+                b.co = v;
+                b.at = 1;
+            } else if (v == b.co) {
+                ++b.at;
+            }
+        b.co = std::max(b.co, 0);
+        return b;
+    }
+    /// j's co-runners as its runtime should record them: `co` the other jobs on the busiest machine of its
+    /// placement (its space-sharing partner not counted), `at` JobRuntime::busiest (0 unless it spans several
+    /// machines without a partner).
+    Busiest coCountOf(int j) const;
+    int coRunnersOf(int j) const { return coCountOf(j).co; }
     /// Sets j's coRunners and busiest from its machines.
     void countCoRunners(int j);
 };

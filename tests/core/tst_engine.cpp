@@ -461,6 +461,31 @@ private Q_SLOTS:
         QCOMPARE(mc.jobs()[2].end, 385.0);
     }
 
+    void coRunnersLeaveOutTheGpusADrainingMachineKeeps()
+    {
+        // A draining machine keeps the GPUs its jobs give back (held for no job); they are not a co-runner of the
+        // jobs still running there. Two 2-GPU machines: A on GPU 0 (m0), 50 s; B on {1, 2} (m0, m1), 300 s; m0
+        // drains at 10. Both have one co-runner (m0): rate 0.8, A ends at 62.5 and m0 keeps GPU 0. B, alone on
+        // its machines from then, has 250 s left at rate 1: 312.5 (counting the held GPU as a job: 375).
+        const ClusterSpec c = smallCluster(2, 2);
+        const Trace t = trace({{0, 1, 50}, {0, 2, 300}});
+        FixedSlots p;
+        p.gpus = {{0, {0}}, {1, {1, 2}}};
+        RunConfig cfg;
+        cfg.checkInvariants = true;
+        cfg.perf.typeSpeed = false;
+        cfg.perf.crossMachine = 0;
+        cfg.perf.crossSwitch = 0;
+        cfg.perf.interference = 0.25;
+        Simulator sim(c, t, p, cfg);
+        sim.addMachineEvent({10, 0, MachineEventKind::Drain});
+        MetricsCollector mc;
+        sim.addObserver(&mc);
+        QVERIFY(sim.run());
+        QCOMPARE(mc.jobs()[0].end, 62.5);
+        QCOMPARE(mc.jobs()[1].end, 312.5);
+    }
+
     void preemptionKeepsWorkAndChargesOverhead()
     {
         const ClusterSpec c = smallCluster();

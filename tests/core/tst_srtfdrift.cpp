@@ -56,7 +56,7 @@ private Q_SLOTS:
             for (int k = 0; k < 3; ++k) {
                 const int j = int(rng() % N);
                 if (in[size_t(j)] && rng() % 2 == 0 && line[size_t(j)].from <= now) {
-                    line[size_t(j)] = {line[size_t(j)].at(now), now, rates[rng() % 5]}; // re-rated: goes on from here
+                    line[size_t(j)] = {line[size_t(j)].at(now), now, rates[rng() % 5], seq[size_t(j)]}; // re-rated: goes on from here
                     relined.push_back(j);
                 }
             }
@@ -78,6 +78,7 @@ private Q_SLOTS:
                 if (rng() % 4 == 0 && j > 0 && in[size_t(j - 1)]) // the same line as another job: a tie for ever
                     line[size_t(j)] = line[size_t(j - 1)];
                 seq[size_t(j)] = double(++order0);
+                line[size_t(j)].tie = seq[size_t(j)]; // (the tie-break travels with the line)
                 use[size_t(j)] = {int64_t(rng() % 3) * 1000, int64_t(rng() % 2) * 500};
                 idx.insert(j, use[size_t(j)].data(), line[size_t(j)]);
                 in[size_t(j)] = 1;
@@ -115,6 +116,67 @@ private Q_SLOTS:
             QVERIFY(idx.rebuilds() > 100);
         if (factor > 1e6)
             QCOMPARE(idx.rebuilds(), uint64_t(0));
+    }
+
+    void aLineTheSchedulerDisagreesWithIsCaught()
+    {
+        // positions are read from the lines; with the check on, each is compared with the callback, so a line that
+        // is not the scheduler's (a rate reported to the index that the scheduler does not have, or a tie-break
+        // that is not the job's) stops the run instead of ordering the jobs by it
+        for (int mismatch = 0; mismatch < 3; ++mismatch) {
+            const size_t N = 6;
+            std::vector<SrtfLine> line(N), truth(N);
+            double now = 0;
+            auto pos = [&](int j) { return SrtfDrift::Pos {{truth[size_t(j)].at(now), 0, truth[size_t(j)].tie, 0, 0}, j}; };
+            SrtfDrift idx;
+            idx.reset(N, 1);
+            idx.setCheck(true);
+            idx.begin(now, pos);
+            const int64_t one = 1000;
+            for (size_t j = 0; j < N; ++j) {
+                line[j] = truth[j] = {double(100 + 7 * j), 0, 1.0, double(j)};
+                idx.insert(int(j), &one, line[j]);
+            }
+            // job 5 (the most work left) re-rated at t=30; the scheduler's copy (truth) has it only where mismatch == 0
+            now = 30;
+            line[5] = {line[5].at(now), now, 0.25, line[5].tie};
+            if (mismatch == 0)
+                truth[5] = line[5];
+            if (mismatch == 2) { // the rate both have, a tie-break the scheduler does not
+                truth[5] = line[5];
+                line[5].tie = 99;
+            }
+            idx.reline(5, line[5]);
+            idx.begin(now, pos);
+            now = 60;
+            idx.begin(now, pos);
+            std::array<int64_t, 1> bud {3 * one};
+            if (mismatch == 0) {
+                // the lines agree with the scheduler: the answers are a sort's
+                std::vector<SrtfDrift::Pos> order;
+                for (size_t j = 0; j < N; ++j)
+                    order.push_back(pos(int(j)));
+                std::sort(order.begin(), order.end());
+                std::array<int64_t, 1> left = bud;
+                const int expect = walkoracle::firstNotFitting(order, static_cast<const SrtfDrift::Pos*>(nullptr),
+                                                               static_cast<const SrtfDrift::Pos*>(nullptr), left,
+                                                               [&](int) { return &one; });
+                QCOMPARE(expect, 3);
+                QCOMPARE(idx.firstNotFitting(nullptr, nullptr, bud.data()), expect);
+                QVERIFY(bud == left);
+                const SrtfDrift::Pos last = idx.last();
+                QCOMPARE(last.job, 5);
+                QCOMPARE(last.key[0], 97.5);
+            } else {
+                bool caught = false;
+                try {
+                    idx.last(); // job 5's position is read from its line
+                } catch (const std::logic_error&) {
+                    caught = true;
+                }
+                QVERIFY2(caught, mismatch == 1 ? "a rate the scheduler does not have" : "a tie-break it does not have");
+            }
+        }
     }
 
     void treeMatchesAScan()
