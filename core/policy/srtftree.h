@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "policy/holding.h"
+#include "sim/workleft.h"
 
 namespace ss {
 
@@ -29,7 +30,7 @@ namespace ss {
 struct SrtfLine {
     double rem = 0, from = 0, rate = 0;
     double tie = 0; ///< the position's tie-break after the work left (the scheduler's; fixed while the job runs)
-    double at(double t) const { return std::max(0.0, rem - std::max(0.0, t - from) * rate); } // as JobRuntime::remainingAt
+    double at(double t) const { return workLeftAt(rem, from, rate, t); } // as JobRuntime::remainingAt
 };
 
 class SrtfTree {

@@ -124,8 +124,8 @@ void Simulator::refreshRatesOn(int job, bool started)
     if (checkAll)
         for (size_t mi = 0; mi < nm; ++mi)
             for (const int o : m_machineJobs[size_t(ms[mi])])
-                if (o != job && !(defer && (m_rerateMark[size_t(o)] & kRerateAlone))
-                    && (m_rt[size_t(o)].coRunners != coCountOf(o).co || m_rt[size_t(o)].busiest != coCountOf(o).at))
+                if (const Busiest b = coCountOf(o); o != job && !(defer && (m_rerateMark[size_t(o)] & kRerateAlone))
+                    && (m_rt[size_t(o)].coRunners != b.co || m_rt[size_t(o)].busiest != b.at))
                     throw std::logic_error("co-runners of job " + std::to_string(o) + " out of date at t="
                                            + std::to_string(m_now));
 }

@@ -1,6 +1,7 @@
 #include "sim/engine.h"
 #include "sim/invariants.h"
 #include "sim/slotmachines.h"
+#include "sim/workleft.h"
 
 #include <algorithm>
 #include <cmath>
@@ -37,8 +38,7 @@ double JobRuntime::remainingAt(double now) const
 {
     if (status != JobStatus::Running)
         return remaining;
-    const double from = std::max(lastUpdate, resumeAt);
-    return std::max(0.0, remaining - std::max(0.0, now - from) * rate);
+    return workLeftAt(remaining, std::max(lastUpdate, resumeAt), rate, now);
 }
 
 // --------------------------------------------------------------------------------------------- SchedContext
@@ -140,13 +140,8 @@ double SchedContext::startChecked(int job, std::vector<GpuSlot> slots, std::stri
     r.partner = partner;
     s.setAlone(job, r.machines == 1 && partner < 0);
     r.pairFactor = pairFactor;
-    // co-runners (as coRunnersOf) from the machines just listed, without going over the slots again
-    const Simulator::Busiest b = s.busiestOn(s.m_machineScratch.data(), s.m_machineScratch.size());
-    int co = b.co;
-    if (partner >= 0 && s.m_rt[size_t(partner)].status == JobStatus::Running)
-        co = std::max(0, co - 1);
-    r.coRunners = co;
-    r.busiest = uint16_t(r.machines > 1 && partner < 0 ? b.at : 0);
+    s.countCoRunners(job); // from the machines just listed
+    const int co = r.coRunners;
     r.baseRate = s.m_perf.placementRate(jb, s.m_machineScratch, s.m_switchScratch, 0) * pairFactor;
     r.rate = r.baseRate / (1.0 + (s.m_perf.config().ideal ? 0.0 : s.m_cfg.perf.interference) * co);
     s.scheduleCompletion(job);
@@ -450,7 +445,7 @@ void Simulator::bringUpToDate(int j)
         return;
     const double from = std::max(r.lastUpdate, r.resumeAt);
     if (m_now > from)
-        r.remaining = std::max(0.0, r.remaining - (m_now - from) * r.rate);
+        r.remaining = workLeftAt(r.remaining, from, r.rate, m_now);
     r.lastUpdate = std::max(m_now, r.lastUpdate);
 }
 
@@ -673,7 +668,7 @@ bool Simulator::step()
             if (const Busiest b = coCountOf(j); interfering && (r.coRunners != b.co || r.busiest != b.at))
                 throw std::logic_error("invariant violated at t=" + std::to_string(m_now) + ": job "
                                        + std::to_string(j) + " has " + std::to_string(r.coRunners)
-                                       + " co-runners recorded, " + std::to_string(coRunnersOf(j)) + " on its machines");
+                                       + " co-runners recorded, " + std::to_string(b.co) + " on its machines");
         }
     }
     // Deadlock: nothing running, nothing will arrive or wake us, yet jobs wait: they can never run.
