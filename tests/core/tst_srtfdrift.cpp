@@ -177,6 +177,15 @@ private Q_SLOTS:
                 QVERIFY2(caught, mismatch == 1 ? "a rate the scheduler does not have" : "a tie-break it does not have");
             }
         }
+        // the position itself is checked where it is read, whatever answer it feeds: a job entering with a
+        // tie-break the scheduler does not give it stops at the insert
+        SrtfDrift idx;
+        idx.reset(2, 1);
+        idx.setCheck(true);
+        idx.begin(0, [](int j) { return SrtfDrift::Pos {{50, 0, double(j), 0, 0}, j}; });
+        const int64_t one = 1000;
+        idx.insert(0, &one, SrtfLine {50, 0, 1, 0});
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, idx.insert(1, &one, SrtfLine {50, 0, 1, 7}));
     }
 
     void treeMatchesAScan()
