@@ -41,12 +41,18 @@ private:
     std::vector<uint64_t> m_checked, m_candSince, m_candLast;
     std::vector<int> m_jWhole, m_jMilli; ///< per job: whole GPUs (0 if fractional), thousandths of a GPU
     std::vector<char> m_jFrac;
+    /// per job: 0 not known yet, 1 fits on one machine of its types, 2 larger than every one (must span); the
+    /// job's types and the cluster's machines are fixed for a run
+    std::vector<char> m_jSpan;
+    bool spans(const ClusterSpec& cl, int j, uint64_t typeMask);
     std::vector<int> m_qNext;      ///< the waiting jobs in queue order, a list (see schedule())
     int m_qHead = -1, m_qTail = -1;
     size_t m_scan = 0;             ///< jobs before it have arrived
     bool m_resync = true;          ///< read the queue from the engine again
     void queuePush(int j);
     std::vector<int> m_windowJobs; ///< the window of the last decision
+    std::vector<uint64_t> m_windowMasks; ///< their GPU types (JobRuntime::typeMask), read once as the window is made
+    bool m_windowSpans = false;    ///< some window job is larger than every machine of its types (must span)
     bool m_windowValid = false;    ///< still the window: full, and no job started since
     // The decision log's scores (only while recording): align and work of a window job on a machine from what
     // they read of the job, unpacked once per decision, and of the machine's kind (GPUs, CPUs, memory), once
