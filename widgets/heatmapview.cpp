@@ -523,11 +523,26 @@ void HeatmapView::paintEvent(QPaintEvent*)
         p.setPen(pal.color(QPalette::Mid));
         p.drawRect(bar.adjusted(0, 0, -1, -1));
         p.setPen(pal.color(QPalette::WindowText));
-        const QRect lab(bar.right() + 3, bar.top(), width() - bar.right() - 3, bar.height());
         const auto [lo, hi] = rangeLabels();
-        p.drawText(lab, Qt::AlignLeft | Qt::AlignTop, hi);
-        p.drawText(lab, Qt::AlignLeft | Qt::AlignBottom, lo);
+        const auto [loAt, hiAt] = rangeLabelRects();
+        p.drawText(hiAt, Qt::AlignLeft | Qt::AlignVCenter, hi);
+        p.drawText(loAt, Qt::AlignLeft | Qt::AlignVCenter, lo);
     }
+}
+
+std::pair<QRect, QRect> HeatmapView::rangeLabelRects() const
+{
+    ensureLayout();
+    if (!m_colorBar || m_image.isNull())
+        return {};
+    // (the bar as paintEvent draws it; right of the bar nothing else is drawn, above or below it)
+    const QRect bar(int(m_plot.right()) + 6, int(m_plot.top()), kBarWidth, int(m_plot.height()));
+    const int lineH = fontMetrics().height();
+    const int x = bar.right() + 3, w = std::max(1, width() - x);
+    const QRect hi(x, bar.top(), w, lineH);
+    const int loTop = std::min(std::max(bar.bottom() + 1 - lineH, hi.bottom() + 1), // under the max, if it must
+                               std::max(hi.top(), height() - lineH));           // inside the view
+    return {QRect(x, loTop, w, lineH), hi};
 }
 
 void HeatmapView::mousePressEvent(QMouseEvent* e)

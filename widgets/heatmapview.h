@@ -70,6 +70,10 @@ public:
     /// The colour bar's end labels, {bottom (min), top (max)}: three significant digits, or as many more (up to a
     /// float's nine) as it takes for two different ends to read differently.
     std::pair<QString, QString> rangeLabels() const;
+    /// Where the colour bar's end labels are drawn, {bottom (min), top (max)}, one line each: the max at the bar's
+    /// top, the min at its bottom or, on a bar shorter than two lines (a one-row map), just under the max label,
+    /// below the bar's end. Empty without a colour bar.
+    std::pair<QRect, QRect> rangeLabelRects() const;
     /// Significant digits of the values written in the cells: as the colour bar's labels.
     int labelDigits() const;
     /// Widget-coordinate rectangle of a cell (may be sub-pixel for big matrices).

@@ -178,7 +178,7 @@ void SrtfDrift::rebuild()
     m_work = 0;
     // (the old estimates' order is far from sorted by the new ones: about half the renewals moved over eight jobs
     // per job in an insertion sort)
-    SrtfTree::sortEntries(m_order, m_sortTmp);
+    SrtfTree::sortEntries(m_order, m_sortTmp, m_sortCounts);
     m_tree.rebuild(m_order);
 }
 

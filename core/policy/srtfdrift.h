@@ -91,6 +91,7 @@ private:
     std::vector<int> m_ids;
     std::vector<Pos> m_pts;
     std::vector<SrtfTree::Entry> m_order, m_sortTmp;
+    std::vector<size_t> m_sortCounts;
     struct Cand {
         double v; // the line's value now (within margin() of the exact work left)
         int node;

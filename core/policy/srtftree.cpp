@@ -343,68 +343,70 @@ void SrtfTree::nodes(std::vector<int>& out) const
     }
 }
 
-void SrtfTree::sortEntries(std::vector<Entry>& v, std::vector<Entry>& tmp)
+void SrtfTree::sortEntries(std::vector<Entry>& v, std::vector<Entry>& tmp, std::vector<size_t>& counts)
 {
-    // by (u, job). The estimates are never negative, so their bits order as unsigned integers: a radix sort by
-    // the high four bytes of u that differ among them (sign, exponent and 20 bits of the fraction: u within a
-    // millionth of itself), then an insertion sort finishes the order (a few neighbours to swap; a comparison
-    // sort should it find many)
+    // by (u, job). The estimates are never negative, so their bits order as unsigned integers, and over a
+    // renewal's range of them the bits above a point are a logarithmic scale: one counting pass spreads the
+    // entries by the bits of (bits - smallest) from the highest that differs down into at most B buckets (B the
+    // least power of two at or above n, 256 to 65,536; a bucket is a fraction of a percent of its values wide
+    // where they span octaves), and each bucket is then put in order (most hold zero to two entries). A radix
+    // sort by bytes took four passes for the same.
     const size_t n = v.size();
-    uint64_t orAll = 0, andAll = ~uint64_t(0), most = 0;
+    uint64_t least = ~uint64_t(0), most = 0;
     for (const Entry& e : v) {
         uint64_t k;
         std::memcpy(&k, &e.u, sizeof k);
-        orAll |= k;
-        andAll &= k;
+        least = std::min(least, k);
         most = std::max(most, k);
     }
     if (n < 64 || most > 0x7FF0000000000000ULL) { // (a negative u or a NaN: not expected)
         std::sort(v.begin(), v.end());
         return;
     }
-    const uint64_t differ = orAll ^ andAll;
+    int logB = 8;
+    while (logB < 16 && (size_t(1) << logB) < n)
+        ++logB;
+    const uint64_t span = most - least;
+    int width = 0;
+    while (width < 64 && (span >> width) != 0)
+        ++width;
+    const int shift = std::max(0, width - logB);
+    const size_t buckets = size_t(span >> shift) + 1; // at most 2^logB
+    counts.assign(buckets + 1, 0);
     tmp.resize(n);
-    Entry* src = v.data();
-    Entry* dst = tmp.data();
-    for (int shift = 32; shift < 64; shift += 8) {
-        if (((differ >> shift) & 0xFF) == 0)
-            continue;
-        size_t count[256] = {};
-        for (size_t i = 0; i < n; ++i) {
-            uint64_t k;
-            std::memcpy(&k, &src[i].u, sizeof k);
-            ++count[(k >> shift) & 0xFF];
+    auto bucketOf = [&](const Entry& e) {
+        uint64_t k;
+        std::memcpy(&k, &e.u, sizeof k);
+        return size_t((k - least) >> shift);
+    };
+    size_t crowd = 0; // the most entries one bucket holds
+    for (const Entry& e : v)
+        crowd = std::max(crowd, ++counts[bucketOf(e) + 1]);
+    for (size_t b = 1; b <= buckets; ++b)
+        counts[b] += counts[b - 1];
+    // (counts[b] is now where bucket b starts; the scatter moves it to where b + 1 starts)
+    for (const Entry& e : v)
+        tmp[counts[bucketOf(e)]++] = e;
+    if (crowd > 32) { // a crowded bucket by a comparison sort, the others as below
+        size_t from = 0;
+        for (size_t b = 0; b < buckets; ++b) {
+            const size_t to = counts[b];
+            if (to - from > 32)
+                std::sort(tmp.begin() + std::ptrdiff_t(from), tmp.begin() + std::ptrdiff_t(to));
+            from = to;
         }
-        size_t at = 0;
-        for (size_t& c : count) {
-            const size_t here = c;
-            c = at;
-            at += here;
-        }
-        for (size_t i = 0; i < n; ++i) {
-            uint64_t k;
-            std::memcpy(&k, &src[i].u, sizeof k);
-            dst[count[(k >> shift) & 0xFF]++] = src[i];
-        }
-        std::swap(src, dst);
     }
-    if (src != v.data())
-        std::copy(src, src + n, v.data());
-    size_t moves = 0;
+    // the buckets are in order, so an insertion sort over all of them moves entries within their buckets only
     for (size_t i = 1; i < n; ++i) {
-        const Entry x = v[i];
+        const Entry x = tmp[i];
         size_t k = i;
-        while (k > 0 && x < v[k - 1]) {
-            v[k] = v[k - 1];
+        while (k > 0 && x < tmp[k - 1]) {
+            tmp[k] = tmp[k - 1];
             --k;
-            ++moves;
         }
-        v[k] = x;
-        if (moves > 4 * n) {
-            std::sort(v.begin(), v.end());
-            return;
-        }
+        tmp[k] = x;
     }
+    v.swap(tmp);
 }
 
 void SrtfTree::rebuild(const std::vector<Entry>& order)

@@ -77,9 +77,10 @@ public:
         bool operator<(const Entry& o) const { return u < o.u || (u == o.u && job < o.job); }
     };
     void rebuild(const std::vector<Entry>& order);
-    /// Sorts by (u, job): a radix sort by the bytes of u that differ, where every u is a number >= 0 (a
-    /// renewal's estimates), else a comparison sort. `tmp`: scratch.
-    static void sortEntries(std::vector<Entry>& v, std::vector<Entry>& tmp);
+    /// Sorts by (u, job): one counting pass into about n buckets by the bits of u, each bucket then sorted, where
+    /// every u is a number >= 0 (a renewal's estimates), else a comparison sort. `tmp`, `counts`: scratch (`v`
+    /// and `tmp` may trade storage).
+    static void sortEntries(std::vector<Entry>& v, std::vector<Entry>& tmp, std::vector<size_t>& counts);
     /// Leaves in the order now (tests: rebuild lays out ceil(n / kFill)).
     int leaves() const { return int(m_order.size()); }
     /// Empty when every leaf, prefix sum, group sum and last key agrees with the entries; else what does not (tests).

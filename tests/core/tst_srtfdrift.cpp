@@ -354,11 +354,12 @@ private Q_SLOTS:
 
     void sortEntriesMatchesASort()
     {
-        // the renewal's radix sort against std::sort by (u, job): ties in u (broken by job), zeros, values over
-        // many octaves and ones differing in their lowest bits only; short lists, and a negative u (a comparison
-        // sort then)
+        // the renewal's bucket sort against std::sort by (u, job): ties in u (broken by job), zeros, values over
+        // many octaves and ones differing in their lowest bits only (crowded buckets); short lists, and a negative
+        // u (a comparison sort then)
         std::mt19937_64 rng(3);
         std::vector<SrtfTree::Entry> v, want, tmp;
+        std::vector<size_t> counts;
         for (int round = 0; round < 300; ++round) {
             const size_t n = round % 10 == 0 ? rng() % 64 : 64 + rng() % 3000;
             v.clear();
@@ -376,7 +377,7 @@ private Q_SLOTS:
             }
             want = v;
             std::sort(want.begin(), want.end());
-            SrtfTree::sortEntries(v, tmp);
+            SrtfTree::sortEntries(v, tmp, counts);
             QCOMPARE(v.size(), want.size());
             for (size_t i = 0; i < n; ++i) {
                 QCOMPARE(v[i].u, want[i].u);

@@ -225,6 +225,36 @@ private Q_SLOTS:
         QVERIFY2(lo != hi, qPrintable(lo + " / " + hi));
     }
 
+    void heatmapColourBarLabelsNeverOverlap()
+    {
+        // A one-row map in a short view (DAS's gate δ: 64 px for its title, one row and the job labels) has a bar
+        // shorter than two lines: its end labels were drawn over each other.
+        HeatmapView v;
+        v.setTitle(QStringLiteral("Gate δ"));
+        v.resize(360, 64);
+        v.setMatrix(1, 8, {0.485f, 0.486f, 0.489f, 0.487f, 0.486f, 0.487f, 0.486f, 0.488f}, {"gate"},
+                    {"8", "23", "18", "13", "17", "16", "19", "15"});
+        const QRectF plot = v.cellRect(0, 0).united(v.cellRect(0, 7));
+        QVERIFY2(plot.height() < 2 * v.fontMetrics().height(), qPrintable(QString::number(plot.height())));
+        auto [lo, hi] = v.rangeLabelRects();
+        QVERIFY(!lo.isEmpty() && !hi.isEmpty());
+        QVERIFY2(!lo.intersects(hi),
+                 qPrintable(QStringLiteral("lo top %1, hi bottom %2").arg(lo.top()).arg(hi.bottom())));
+        QCOMPARE(hi.top(), int(plot.top())); // the max at the bar's top
+        QVERIFY(lo.bottom() < v.height());
+        QVERIFY(lo.left() > plot.right() && hi.left() == lo.left()); // right of the bar, where nothing else is drawn
+        // a tall bar: the min at its bottom, as before
+        v.resize(360, 300);
+        const QRectF tall = v.cellRect(0, 0);
+        std::tie(lo, hi) = v.rangeLabelRects();
+        QCOMPARE(hi.top(), int(tall.top()));
+        QCOMPARE(lo.bottom(), int(tall.top()) + int(tall.height()) - 1);
+        // no colour bar, no labels
+        v.setColorBarVisible(false);
+        std::tie(lo, hi) = v.rangeLabelRects();
+        QVERIFY(lo.isEmpty() && hi.isEmpty());
+    }
+
     void heatmapUncertaintyIsAbsoluteAndApartFromColour()
     {
         // Issue 22 point 7: a tiny std must not wash a cell out, and a cell's colour is always the colour bar's.
