@@ -516,7 +516,7 @@ void HeatmapView::paintEvent(QPaintEvent*)
     }
     // Colour scale bar, max at the top.
     if (m_colorBar) {
-        const QRect bar(int(m_plot.right()) + 6, int(m_plot.top()), kBarWidth, int(m_plot.height()));
+        const QRect bar = colorBarRect();
         for (int y = 0; y < bar.height(); ++y)
             p.fillRect(QRect(bar.left(), bar.top() + y, bar.width(), 1),
                        QColor::fromRgb(scoreRgb(1.0 - double(y) / std::max(1, bar.height() - 1))));
@@ -530,13 +530,17 @@ void HeatmapView::paintEvent(QPaintEvent*)
     }
 }
 
+QRect HeatmapView::colorBarRect() const
+{
+    return QRect(int(m_plot.right()) + 6, int(m_plot.top()), kBarWidth, int(m_plot.height()));
+}
+
 std::pair<QRect, QRect> HeatmapView::rangeLabelRects() const
 {
     ensureLayout();
     if (!m_colorBar || m_image.isNull())
         return {};
-    // (the bar as paintEvent draws it; right of the bar nothing else is drawn, above or below it)
-    const QRect bar(int(m_plot.right()) + 6, int(m_plot.top()), kBarWidth, int(m_plot.height()));
+    const QRect bar = colorBarRect(); // (right of it nothing else is drawn, above or below it)
     const int lineH = fontMetrics().height();
     const int x = bar.right() + 3, w = std::max(1, width() - x);
     const QRect hi(x, bar.top(), w, lineH);

@@ -121,6 +121,7 @@ private:
     QRectF m_plot;        // cell area in widget coordinates
     QSize m_layoutSize;
     void ensureLayout() const;
+    QRect colorBarRect() const; // beside the cells, as tall as they are (after ensureLayout)
     void rebuildImage();
     void relayout();
 };

@@ -77,8 +77,9 @@ public:
         bool operator<(const Entry& o) const { return u < o.u || (u == o.u && job < o.job); }
     };
     void rebuild(const std::vector<Entry>& order);
-    /// Sorts by (u, job): one counting pass into about n buckets by the bits of u, each bucket then sorted, where
-    /// every u is a number >= 0 (a renewal's estimates), else a comparison sort. `tmp`, `counts`: scratch (`v`
+    /// Sorts by (u, job): one counting pass into at most the least power of two >= n buckets (256 to 65,536) by the
+    /// bits of u, each bucket then sorted, where every u is a number >= 0 (a renewal's estimates), else a
+    /// comparison sort. `tmp`, `counts`: scratch (`v`
     /// and `tmp` may trade storage).
     static void sortEntries(std::vector<Entry>& v, std::vector<Entry>& tmp, std::vector<size_t>& counts);
     /// Leaves in the order now (tests: rebuild lays out ceil(n / kFill)).
