@@ -313,6 +313,9 @@ int SrtfDrift::fastFirstNotFitting(const Pos* from, const Pos* to, int64_t* bud)
     }
     const bool middle = b < c && !m_tree.empty();
     std::copy(bud, bud + m_types, m_tmp.begin());
+    // a holding in one type read from its one entry (SrtfTree::takeIfFits); the budgets stay >= 0 (only what fits
+    // is taken)
+    const bool sole = m_tree.noneNegative(bud);
     int y = -1, yLate = -1;
     m_cand.clear();
     m_late2.clear();
@@ -320,16 +323,13 @@ int SrtfDrift::fastFirstNotFitting(const Pos* from, const Pos* to, int64_t* bud)
     if (m_late.empty()) {
         // one pass: the jobs near a boundary looked at one by one (kept when in range), the others by sums
         const double mb = middle ? b : dd, mc = middle ? c : dd;
-        y = m_tree.walk(a, mb, mc, dd, m_tmp.data(), [&](int n, int64_t* left) {
+        y = m_tree.walk(a, mb, mc, dd, m_tmp.data(), sole, [&](int n, int64_t* left) {
             const double v = valueAt(n);
             ++m_work;
             if (!inRange(n, v, eps, from, to))
                 return 0;
             m_cand.push_back({v, n});
-            if (!fits(m_tree.useAt(n), left))
-                return 2;
-            take(m_tree.useAt(n), left);
-            return 1;
+            return m_tree.takeIfFits(n, left, sole) ? 1 : 2;
         });
     } else {
         // the jobs near a boundary, in the tree's order, kept when in range (m_cand: those near `from`, then `to`)
@@ -361,13 +361,7 @@ int SrtfDrift::fastFirstNotFitting(const Pos* from, const Pos* to, int64_t* bud)
         std::sort(m_late2.begin(), m_late2.end(), [](const Late& x, const Late& y2) { return x.pos < y2.pos; });
         // the first job that does not fit in the order of the estimates (u - s for the tree's jobs, the exact
         // work left for the others): the tree's in-range jobs with lo <= u < hi in order, then each later job
-        auto single = [&](int n) {
-            const int64_t* u = m_tree.useAt(n);
-            if (!fits(u, m_tmp.data()))
-                return n;
-            take(u, m_tmp.data());
-            return -1;
-        };
+        auto single = [&](int n) { return m_tree.takeIfFits(n, m_tmp.data(), sole) ? -1 : n; };
         auto treePart = [&](double lo, double hi) {
             int r = -1;
             for (size_t i = 0; i < nLeft && r < 0; ++i)
@@ -458,6 +452,7 @@ int SrtfDrift::fastFirstNotFitting(const Pos* from, const Pos* to, int64_t* bud)
         return -2; // cannot happen (see above): the caller sorts every job instead
     std::copy(bud, bud + m_types, m_tmp.begin());
     take(m_b1.data(), m_tmp.data());
+    // (m_tmp is now >= 0 in every type, as m_b1 fitted: a holding in one type is read from its one entry)
     std::sort(m_cand.begin(), m_cand.end(), [](const Cand& x, const Cand& y2) { return x.v < y2.v || (x.v == y2.v && x.node < y2.node); });
     // the values' order is the exact one unless two are within the rounding margin (or later jobs join in)
     bool close = lateFrom < m_late2.size();
@@ -473,12 +468,19 @@ int SrtfDrift::fastFirstNotFitting(const Pos* from, const Pos* to, int64_t* bud)
         std::sort(m_pts.begin(), m_pts.end());
     }
     for (const Pos& p : m_pts) {
-        const int64_t* u = close ? useOf(p.job) : m_tree.useAt(p.job);
-        if (!fits(u, m_tmp.data())) {
+        bool fit;
+        if (close) {
+            const int64_t* u = useOf(p.job);
+            fit = fits(u, m_tmp.data());
+            if (fit)
+                take(u, m_tmp.data());
+        } else {
+            fit = m_tree.takeIfFits(p.job, m_tmp.data(), true);
+        }
+        if (!fit) {
             std::copy(m_tmp.begin(), m_tmp.end(), bud);
             return close ? p.job : m_tree.jobAt(p.job);
         }
-        take(u, m_tmp.data());
     }
     return -2;
 }

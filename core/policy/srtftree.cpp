@@ -14,6 +14,7 @@ void SrtfTree::reset(size_t jobs, size_t types)
     m_slotJob.clear();
     m_slotLine.clear();
     m_slotUse.clear();
+    m_slotSole.clear();
     m_freeSlots.clear();
     m_node.assign(jobs, -1);
     m_leaf.clear();
@@ -76,13 +77,36 @@ size_t SrtfTree::placeOf(double u, int job) const
     return std::min(lo, m_order.size() - 1);
 }
 
+int SrtfTree::indexBefore(const Leaf& f, double u, int job)
+{
+    // how many entries are below (u, job): branch-free halving over the sorted entries
+    int n = f.n;
+    if (n <= 0)
+        return 0;
+    int base = 0;
+    while (n > 1) {
+        const int half = n / 2;
+        const int m = base + half - 1;
+        base = f.u[m] < u || (f.u[m] == u && f.job[m] < job) ? base + half : base;
+        n -= half;
+    }
+    return base + (f.u[base] < u || (f.u[base] == u && f.job[base] < job) ? 1 : 0);
+}
+
 int SrtfTree::indexAtLeast(const Leaf& f, int from, double x)
 {
-    // the entries are sorted: those before the answer are the ones below x
-    int k = from;
-    for (int i = from; i < f.n; ++i)
-        k += f.u[i] < x ? 1 : 0;
-    return k;
+    // the entries are sorted: the answer is from + how many of [from, n) are below x, found by branch-free halving
+    // (as placeAtLeast)
+    int n = f.n - from;
+    if (n <= 0)
+        return from;
+    const double* base = f.u + from;
+    while (n > 1) {
+        const int half = n / 2;
+        base = base[half - 1] < x ? base + half : base;
+        n -= half;
+    }
+    return int(base - f.u) + (*base < x ? 1 : 0);
 }
 
 bool SrtfTree::takeSpan(int leaf, int lo, int hi, int64_t* bud) const
@@ -169,6 +193,20 @@ void SrtfTree::dropAt(size_t place)
     remakeGroups();
 }
 
+void SrtfTree::addToRows(int64_t* rows, int from, int to, const Sole& sole, const int64_t* use, int64_t sign) const
+{
+    const size_t T = m_types;
+    if (sole.type >= 0) {
+        const int64_t v = sign * sole.amount;
+        for (int r = from; r < to; ++r)
+            rows[size_t(r) * T + size_t(sole.type)] += v;
+        return;
+    }
+    for (int r = from; r < to; ++r)
+        for (size_t t = 0; t < T; ++t)
+            rows[size_t(r) * T + t] += sign * use[t];
+}
+
 void SrtfTree::insert(int job, double u, const int64_t* use, const SrtfLine& line)
 {
     if (m_node[size_t(job)] >= 0)
@@ -184,11 +222,20 @@ void SrtfTree::insert(int job, double u, const int64_t* use, const SrtfLine& lin
         m_slotJob.push_back(-1);
         m_slotLine.push_back({});
         m_slotUse.resize(m_slotUse.size() + m_types);
+        m_slotSole.emplace_back();
     }
     m_slotU[size_t(s)] = u;
     m_slotJob[size_t(s)] = job;
     m_slotLine[size_t(s)] = line;
     std::copy(use, use + m_types, &m_slotUse[size_t(s) * m_types]);
+    Sole sole {0, 0};
+    int types = 0;
+    for (size_t t = 0; t < m_types; ++t)
+        if (use[t] != 0) {
+            ++types;
+            sole = {use[t], int(t)};
+        }
+    m_slotSole[size_t(s)] = types > 1 || sole.amount < 0 ? Sole {0, -1} : sole;
     m_node[size_t(job)] = s;
     ++m_count;
     if (m_order.empty()) {
@@ -205,9 +252,7 @@ void SrtfTree::insert(int job, double u, const int64_t* use, const SrtfLine& lin
     }
     const int id = m_order[p];
     Leaf& f = m_leaf[size_t(id)];
-    int idx = 0;
-    for (int i = 0; i < f.n; ++i)
-        idx += f.u[i] < u || (f.u[i] == u && f.job[i] < job) ? 1 : 0;
+    const int idx = indexBefore(f, u, job);
     for (int i = f.n; i > idx; --i) {
         f.u[i] = f.u[i - 1];
         f.job[i] = f.job[i - 1];
@@ -216,12 +261,12 @@ void SrtfTree::insert(int job, double u, const int64_t* use, const SrtfLine& lin
     f.u[idx] = u;
     f.job[idx] = job;
     f.slot[idx] = s;
-    for (int r = f.n + 1; r > idx; --r) {
-        const int64_t* a = preOf(id, r - 1);
-        int64_t* b = preOf(id, r);
-        for (size_t t = 0; t < m_types; ++t)
-            b[t] = a[t] + use[t];
-    }
+    // prefix rows after the new entry: the old ones a row on, each with the new holding added (to its one type's
+    // column when it is in one)
+    const size_t T = m_types;
+    int64_t* rows = preOf(id, 0);
+    std::memmove(rows + size_t(idx + 1) * T, rows + size_t(idx) * T, size_t(f.n - idx + 1) * T * sizeof(int64_t));
+    addToRows(rows, idx + 1, f.n + 2, m_slotSole[size_t(s)], use, +1);
     ++f.n;
     if (idx == f.n - 1) {
         m_lastU[p] = u;
@@ -243,9 +288,7 @@ void SrtfTree::erase(int job)
     const size_t p = placeOf(u, job);
     const int id = m_order[p];
     Leaf& f = m_leaf[size_t(id)];
-    int idx = 0;
-    for (int i = 0; i < f.n; ++i)
-        idx += f.u[i] < u || (f.u[i] == u && f.job[i] < job) ? 1 : 0;
+    const int idx = indexBefore(f, u, job);
     int64_t* g = &m_group[p / kGroup * m_types];
     for (size_t t = 0; t < m_types; ++t)
         g[t] -= use[t];
@@ -254,12 +297,12 @@ void SrtfTree::erase(int job)
         f.job[i] = f.job[i + 1];
         f.slot[i] = f.slot[i + 1];
     }
-    for (int r = idx + 1; r < f.n; ++r) {
-        const int64_t* a = preOf(id, r + 1);
-        int64_t* b = preOf(id, r);
-        for (size_t t = 0; t < m_types; ++t)
-            b[t] = a[t] - use[t];
-    }
+    // prefix rows after the entry: the old ones a row back, each less its holding
+    const size_t T = m_types;
+    int64_t* rows = preOf(id, 0);
+    if (idx + 1 < f.n)
+        std::memmove(rows + size_t(idx + 1) * T, rows + size_t(idx + 2) * T, size_t(f.n - idx - 1) * T * sizeof(int64_t));
+    addToRows(rows, idx + 1, f.n, m_slotSole[size_t(s)], use, -1);
     --f.n;
     if (f.n == 0) {
         dropAt(p);

@@ -48,6 +48,31 @@ public:
     const SrtfLine& lineAt(int n) const { return m_slotLine[size_t(n)]; }
     SrtfLine& lineAt(int n) { return m_slotLine[size_t(n)]; }
     const int64_t* useAt(int n) const { return &m_slotUse[size_t(n) * m_types]; }
+    /// Whether every budget is >= 0 (then a holding in one type fits when that type's budget holds it).
+    bool noneNegative(const int64_t* bud) const
+    {
+        bool ok = true;
+        for (size_t t = 0; t < m_types; ++t)
+            ok &= bud[t] >= 0;
+        return ok;
+    }
+    /// Takes what node n's job holds from `bud` when it fits, type by type; `sole`: noneNegative(bud), when a
+    /// holding in one type (most: a job's GPUs are of one type) is read from its one entry.
+    bool takeIfFits(int n, int64_t* bud, bool sole) const
+    {
+        const Sole& o = m_slotSole[size_t(n)];
+        if (sole && o.type >= 0) {
+            if (o.amount > bud[o.type])
+                return false;
+            bud[o.type] -= o.amount;
+            return true;
+        }
+        const int64_t* v = useAt(n);
+        if (!fits(v, bud))
+            return false;
+        take(v, bud);
+        return true;
+    }
     /// The node with the largest (u, job); only when not empty.
     int maxNode() const;
     /// Adds to `out` what the jobs with lo <= u < hi hold.
@@ -60,13 +85,13 @@ public:
     {
         if (!(lo < hi))
             return -1;
-        return walk(lo, lo, hi, hi, bud, [](int, int64_t*) { return 0; });
+        return walk(lo, lo, hi, hi, bud, noneNegative(bud), [](int, int64_t*) { return 0; });
     }
     /// One pass over the jobs with a <= u < d in order: those with b <= u < c (a <= b <= c <= d) are kept while
     /// they fit, as greedy() does, stretches of them at once; each other one is handed to `near(node, bud)`,
     /// which returns 0 (not counted), 1 (kept: it subtracted its holding) or 2 (does not fit). Returns the node
-    /// of the first that does not fit, or -1.
-    template <class Near> int walk(double a, double b, double c, double d, int64_t* bud, Near&& near) const;
+    /// of the first that does not fit, or -1. `sole`: noneNegative(bud) (takeIfFits).
+    template <class Near> int walk(double a, double b, double c, double d, int64_t* bud, bool sole, Near&& near) const;
     /// Every node in order (replacing what `out` held).
     void nodes(std::vector<int>& out) const;
     /// Gives every job here a new estimate: `order` holds every node with its job and new u, sorted by
@@ -105,6 +130,11 @@ private:
     std::vector<int> m_slotJob;
     std::vector<SrtfLine> m_slotLine;
     std::vector<int64_t> m_slotUse; // slot * types
+    struct Sole {
+        int64_t amount = 0;
+        int type = -1; // the one type the holding is in (0 when it is in none), -1 when in several
+    };
+    std::vector<Sole> m_slotSole;
     std::vector<int> m_freeSlots;
     std::vector<int> m_node; // per job: its slot, -1 = not here
     // leaves: storage by id, prefix sums by id ((kLeaf + 1) rows of `types`: row k = what entries [0, k) hold)
@@ -140,14 +170,18 @@ private:
     /// The first place whose leaf's last (u, job) is >= (u, job), or the last place.
     size_t placeOf(double u, int job) const;
     static int indexAtLeast(const Leaf& f, int from, double x);
+    /// How many entries of a leaf are below (u, job).
+    static int indexBefore(const Leaf& f, double u, int job);
     int newLeaf();
     void remakePrefix(int leaf, int from);
+    /// Adds sign x a holding to rows [from, to) of a leaf's prefix sums (its one type's column when in one).
+    void addToRows(int64_t* rows, int from, int to, const Sole& sole, const int64_t* use, int64_t sign) const;
     void remakeGroups();
     void splitAt(size_t place);
     void dropAt(size_t place);
 };
 
-template <class Near> int SrtfTree::walk(double a, double b, double c, double d, int64_t* bud, Near&& near) const
+template <class Near> int SrtfTree::walk(double a, double b, double c, double d, int64_t* bud, bool sole, Near&& near) const
 {
     size_t p;
     int i;
@@ -184,12 +218,9 @@ template <class Near> int SrtfTree::walk(double a, double b, double c, double d,
                     i = k - 1;
                     continue;
                 }
-                for (;; ++i) {
-                    const int64_t* use = useAt(f.slot[i]);
-                    if (!fits(use, bud))
+                for (;; ++i)
+                    if (!takeIfFits(f.slot[i], bud, sole))
                         return f.slot[i];
-                    take(use, bud);
-                }
             }
             if (near(f.slot[i], bud) == 2)
                 return f.slot[i];

@@ -425,11 +425,12 @@ void PreemptiveScheduler::schedule(SchedContext& ctx)
     const size_t T = m_types;
     std::vector<int64_t>& bud = m_bud;
     std::copy(m_cap.begin(), m_cap.end(), bud.begin());
+    const uint64_t typeBits = T >= 64 ? ~0ULL : (1ULL << T) - 1;
     auto fits = [&](uint64_t mask, int64_t milli) {
+        // what is left of the types the mask allows (its set bits, of the first 64 types), summed
         int64_t s = 0;
-        for (size_t t = 0; t < T; ++t)
-            if (t < 64 && ((mask >> t) & 1ULL))
-                s += bud[t];
+        for (uint64_t m = mask & typeBits; m != 0; m &= m - 1)
+            s += bud[size_t(__builtin_ctzll(m))];
         return s >= milli;
     };
     auto deduct = [&](uint64_t mask, int64_t milli) {
