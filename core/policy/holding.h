@@ -22,4 +22,22 @@ inline void holdingTake(const int64_t* v, int64_t* bud, size_t types)
         bud[t] -= v[t];
 }
 
+/// Takes `v` from `bud` when it fits; whether it did.
+inline bool holdingTakeIfFits(const int64_t* v, int64_t* bud, size_t types)
+{
+    if (!holdingFits(v, bud, types))
+        return false;
+    holdingTake(v, bud, types);
+    return true;
+}
+
+/// Whether no budget is below 0.
+inline bool holdingNoneNegative(const int64_t* bud, size_t types)
+{
+    bool ok = true;
+    for (size_t t = 0; t < types; ++t)
+        ok &= bud[t] >= 0;
+    return ok;
+}
+
 } // namespace ss

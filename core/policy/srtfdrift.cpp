@@ -468,15 +468,8 @@ int SrtfDrift::fastFirstNotFitting(const Pos* from, const Pos* to, int64_t* bud)
         std::sort(m_pts.begin(), m_pts.end());
     }
     for (const Pos& p : m_pts) {
-        bool fit;
-        if (close) {
-            const int64_t* u = useOf(p.job);
-            fit = fits(u, m_tmp.data());
-            if (fit)
-                take(u, m_tmp.data());
-        } else {
-            fit = m_tree.takeIfFits(p.job, m_tmp.data(), true);
-        }
+        const bool fit = close ? holdingTakeIfFits(useOf(p.job), m_tmp.data(), m_types)
+                               : m_tree.takeIfFits(p.job, m_tmp.data(), true);
         if (!fit) {
             std::copy(m_tmp.begin(), m_tmp.end(), bud);
             return close ? p.job : m_tree.jobAt(p.job);

@@ -26,19 +26,27 @@ void SrtfTree::reset(size_t jobs, size_t types)
     m_group.clear();
 }
 
-size_t SrtfTree::placeAtLeast(double x, size_t from) const
+namespace {
+/// How many of positions [0, n) are below, where those that are come first (`below(i)`): branch-free halving.
+template <class Below> size_t countBelow(size_t n, Below below)
 {
-    // branch-free halving: the first place whose last u is >= x
-    const double* base = m_lastU.data() + from;
-    size_t n = m_lastU.size() - from;
     if (n == 0)
-        return from;
+        return 0;
+    size_t base = 0;
     while (n > 1) {
         const size_t half = n / 2;
-        base = base[half - 1] < x ? base + half : base;
+        base = below(base + half - 1) ? base + half : base;
         n -= half;
     }
-    return size_t(base - m_lastU.data()) + (*base < x ? 1 : 0);
+    return base + (below(base) ? 1 : 0);
+}
+} // namespace
+
+size_t SrtfTree::placeAtLeast(double x, size_t from) const
+{
+    // the first place whose last u is >= x
+    const double* v = m_lastU.data() + from;
+    return from + countBelow(m_lastU.size() - from, [&](size_t i) { return v[i] < x; });
 }
 
 void SrtfTree::seek(double x, size_t& place, int& index) const
@@ -79,34 +87,16 @@ size_t SrtfTree::placeOf(double u, int job) const
 
 int SrtfTree::indexBefore(const Leaf& f, double u, int job)
 {
-    // how many entries are below (u, job): branch-free halving over the sorted entries
-    int n = f.n;
-    if (n <= 0)
-        return 0;
-    int base = 0;
-    while (n > 1) {
-        const int half = n / 2;
-        const int m = base + half - 1;
-        base = f.u[m] < u || (f.u[m] == u && f.job[m] < job) ? base + half : base;
-        n -= half;
-    }
-    return base + (f.u[base] < u || (f.u[base] == u && f.job[base] < job) ? 1 : 0);
+    return int(countBelow(size_t(f.n), [&](size_t i) { return f.u[i] < u || (f.u[i] == u && f.job[i] < job); }));
 }
 
 int SrtfTree::indexAtLeast(const Leaf& f, int from, double x)
 {
-    // the entries are sorted: the answer is from + how many of [from, n) are below x, found by branch-free halving
-    // (as placeAtLeast)
-    int n = f.n - from;
-    if (n <= 0)
+    // the entries are sorted: from + how many of [from, n) are below x
+    if (f.n <= from)
         return from;
-    const double* base = f.u + from;
-    while (n > 1) {
-        const int half = n / 2;
-        base = base[half - 1] < x ? base + half : base;
-        n -= half;
-    }
-    return int(base - f.u) + (*base < x ? 1 : 0);
+    const double* v = f.u + from;
+    return from + int(countBelow(size_t(f.n - from), [&](size_t i) { return v[i] < x; }));
 }
 
 bool SrtfTree::takeSpan(int leaf, int lo, int hi, int64_t* bud) const

@@ -49,13 +49,7 @@ public:
     SrtfLine& lineAt(int n) { return m_slotLine[size_t(n)]; }
     const int64_t* useAt(int n) const { return &m_slotUse[size_t(n) * m_types]; }
     /// Whether every budget is >= 0 (then a holding in one type fits when that type's budget holds it).
-    bool noneNegative(const int64_t* bud) const
-    {
-        bool ok = true;
-        for (size_t t = 0; t < m_types; ++t)
-            ok &= bud[t] >= 0;
-        return ok;
-    }
+    bool noneNegative(const int64_t* bud) const { return holdingNoneNegative(bud, m_types); }
     /// Takes what node n's job holds from `bud` when it fits, type by type; `sole`: noneNegative(bud), when a
     /// holding in one type (most: a job's GPUs are of one type) is read from its one entry.
     bool takeIfFits(int n, int64_t* bud, bool sole) const
@@ -67,11 +61,7 @@ public:
             bud[o.type] -= o.amount;
             return true;
         }
-        const int64_t* v = useAt(n);
-        if (!fits(v, bud))
-            return false;
-        take(v, bud);
-        return true;
+        return holdingTakeIfFits(useAt(n), bud, m_types);
     }
     /// The node with the largest (u, job); only when not empty.
     int maxNode() const;
