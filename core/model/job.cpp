@@ -6,20 +6,6 @@
 
 namespace ss {
 
-int Job::wholeGpus() const
-{
-    if (gpus < 1.0)
-        return 1;
-    return int(std::ceil(gpus - 1e-9));
-}
-
-int Job::milli() const
-{
-    if (gpus >= 1.0)
-        return 1000;
-    return std::clamp(int(std::lround(gpus * 1000.0)), 1, 1000);
-}
-
 void Trace::sortBySubmit()
 {
     std::stable_sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) {

@@ -1,5 +1,7 @@
 #pragma once
 // Jobs and traces: what a scheduler is asked to run. Plain data, no Qt.
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -38,9 +40,9 @@ struct Job {
     std::vector<DeadlineLevel> deadlines; ///< sorted by offset; empty = best effort
 
     /// Whole GPUs held: ceil of the demand for demand >= 1, else 1 (a shared GPU).
-    int wholeGpus() const;
+    int wholeGpus() const { return gpus < 1.0 ? 1 : int(std::ceil(gpus - 1e-9)); }
     /// Share of one GPU in 1/1000 for fractional jobs, 1000 for whole-GPU jobs.
-    int milli() const;
+    int milli() const { return gpus >= 1.0 ? 1000 : std::clamp(int(std::lround(gpus * 1000.0)), 1, 1000); }
     bool fractional() const { return gpus < 1.0; }
     bool hasStarted() const { return started == started; } ///< the trace recorded its actual start (not NaN)
 };

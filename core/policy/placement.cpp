@@ -217,12 +217,12 @@ bool canPlaceNow(const SchedContext& ctx, int job)
 
 bool placeAndStart(SchedContext& ctx, int job, Placement& p, const char* reason)
 {
-    std::vector<GpuSlot> slots;
-    slots.reserve(8); // one allocation for most starts, not one per doubling
+    std::vector<GpuSlot>& slots = p.slotScratch(); // (the engine copies what it starts: p may place again inside)
+    slots.clear();
     if (!ctx.recording()) {
         if (!p.place(ctx, job, slots, nullptr))
             return false;
-        ctx.start(job, std::move(slots), reason);
+        ctx.start(job, slots, reason);
         return true;
     }
     if (!ctx.placementScoresKept()) {
@@ -231,7 +231,7 @@ bool placeAndStart(SchedContext& ctx, int job, Placement& p, const char* reason)
         if (!p.place(ctx, job, slots, nullptr))
             return false;
         ctx.recordPlacement(job, slots, {}, std::string(reason) + " (" + p.name() + ")");
-        ctx.start(job, std::move(slots), reason);
+        ctx.start(job, slots, reason);
         return true;
     }
     std::vector<float> scores = ctx.takeScoreRow();
@@ -240,7 +240,7 @@ bool placeAndStart(SchedContext& ctx, int job, Placement& p, const char* reason)
                         ok ? std::string(reason) + " (" + p.name() + ")" : "does not fit (" + p.name() + ")");
     if (!ok)
         return false;
-    ctx.start(job, std::move(slots), reason);
+    ctx.start(job, slots, reason);
     return true;
 }
 

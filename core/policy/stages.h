@@ -83,9 +83,12 @@ public:
     virtual bool place(SchedContext& ctx, int job, std::vector<GpuSlot>& out, std::vector<float>* scores) = 0;
     /// A copy with all its per-run state (Scheduler::clone); null = cannot be copied.
     virtual std::unique_ptr<Placement> clone() const { return nullptr; }
+    /// Where placeAndStart has the GPUs chosen (kept from start to start, so a start allocates nothing).
+    std::vector<GpuSlot>& slotScratch() { return m_slots; }
 
 private:
     std::string m_name;
+    std::vector<GpuSlot> m_slots;
 };
 
 /// A stage a policy owns, copied with the stage's clone() when the policy is copied (Scheduler::clone): a policy

@@ -42,23 +42,11 @@ double JobRuntime::remainingAt(double now) const
 }
 
 // --------------------------------------------------------------------------------------------- SchedContext
-double SchedContext::now() const { return m_sim.m_now; }
-const ClusterSpec& SchedContext::cluster() const { return m_sim.m_cluster; }
-const ClusterState& SchedContext::state() const { return m_sim.m_state; }
 bool SchedContext::machineOffline(int m) const { return m_sim.machineOffline(m); }
-const Trace& SchedContext::trace() const { return m_sim.m_trace; }
-const PerfModel& SchedContext::perf() const { return m_sim.m_perf; }
-const RunConfig& SchedContext::config() const { return m_sim.m_cfg; }
-int SchedContext::jobCount() const { return int(m_sim.m_trace.jobs.size()); }
-const Job& SchedContext::job(int j) const { return m_sim.m_trace.jobs[size_t(j)]; }
-const JobRuntime& SchedContext::rt(int j) const { return m_sim.m_rt[size_t(j)]; }
 int SchedContext::pendingCount() const { return m_sim.m_pending.size(); }
-const std::vector<int>& SchedContext::runningJobs() const { return m_sim.m_running; }
-int SchedContext::runningPosition(int job) const { return m_sim.m_runningPos[size_t(job)]; }
 Rng& SchedContext::rng() { return m_sim.m_policyRng; }
 
 const std::vector<int>& SchedContext::admittedLate() const { return m_sim.m_admittedLate; }
-const std::vector<int>& SchedContext::retimedJobs() const { return m_sim.m_retimedShown; }
 
 std::vector<int> SchedContext::pendingJobs() const
 {
@@ -71,13 +59,13 @@ std::vector<int> SchedContext::pendingJobs() const
     return out;
 }
 
-double SchedContext::start(int job, std::vector<GpuSlot> slots, std::string_view reason, double restoreDelay)
+double SchedContext::start(int job, const std::vector<GpuSlot>& slots, std::string_view reason, double restoreDelay)
 {
     const std::string err = m_sim.validateStart(job, slots);
     if (!err.empty())
         throw PolicyError(m_sim.m_policy->name() + ": cannot start job " + std::to_string(job) + " at t="
                           + std::to_string(m_sim.m_now) + ": " + err);
-    return startChecked(job, std::move(slots), reason, restoreDelay, -1, 1.0);
+    return startChecked(job, slots, reason, restoreDelay, -1, 1.0);
 }
 
 void SchedContext::startShared(int a, int b, const std::vector<int>& gpus, std::string_view reason)
@@ -91,17 +79,17 @@ void SchedContext::startShared(int a, int b, const std::vector<int>& gpus, std::
     for (int g : gpus)
         half.push_back({g, 500});
     startChecked(a, half, reason, -1, b, fa);
-    startChecked(b, std::move(half), reason, -1, a, fb);
+    startChecked(b, half, reason, -1, a, fb);
 }
 
-double SchedContext::startChecked(int job, std::vector<GpuSlot> slots, std::string_view reason, double restoreDelay,
+double SchedContext::startChecked(int job, const std::vector<GpuSlot>& slots, std::string_view reason, double restoreDelay,
                                   int partner, double pairFactor)
 {
     Simulator& s = m_sim;
     JobRuntime& r = s.m_rt[size_t(job)];
     const Job& jb = s.m_trace.jobs[size_t(job)];
     s.m_state.allocate(job, slots);
-    r.slots = std::move(slots);
+    r.slots.assign(slots.begin(), slots.end()); // (into the buffer the job kept when it stopped)
     r.status = JobStatus::Running;
     if (r.firstStart < 0)
         r.firstStart = s.m_now;
@@ -518,8 +506,11 @@ void Simulator::stopJob(int j, bool finished)
     for (SimObserver* o : m_obs)
         o->onJobStopped(m_now, j, r, finished);
     m_policy->onJobStopped(j, m_now, finished, r);
-    std::vector<GpuSlot> released;
+    std::vector<GpuSlot>& released = m_releasedScratch; // (nothing from here on stops a job)
+    released.clear();
     released.swap(r.slots);
+    if (finished)
+        std::vector<GpuSlot>().swap(r.slots); // a finished job holds no buffer
     if (!released.empty())
         refreshRatesOn(j, false);
     if (!m_offline.empty()) // a failed or draining machine keeps the GPUs it gets back

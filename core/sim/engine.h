@@ -237,7 +237,7 @@ public:
     /// may not use, or do not match the job's demand. Returns the job's rate. `restoreDelay` >= 0: seconds a
     /// resumed job spends restoring its checkpoint, charged by the policy's own overhead model (Chronus) in
     /// place of PerfConfig::preemptOverhead; < 0 = the run's PerfConfig.
-    double start(int job, std::vector<GpuSlot> slots, std::string_view reason = {}, double restoreDelay = -1);
+    double start(int job, const std::vector<GpuSlot>& slots, std::string_view reason = {}, double restoreDelay = -1);
     /// Space sharing (Gavel's -ss policies): start pending jobs a and b together on the same whole GPUs `gpus`
     /// (all of one type, fully free, as many as each job needs), each holding half of every GPU, each at its
     /// speed co-located with the other as the run's throughput table measures it (PerfModel::pairFactors). When
@@ -296,7 +296,7 @@ private:
     std::vector<uint32_t> m_logIdx;
     uint64_t m_logEpoch = 1;
     PlacementRecord* loggedPlacement(int job);
-    double startChecked(int job, std::vector<GpuSlot> slots, std::string_view reason, double restoreDelay,
+    double startChecked(int job, const std::vector<GpuSlot>& slots, std::string_view reason, double restoreDelay,
                         int partner, double pairFactor);
     void noteLogged(int job, size_t index);
 };
@@ -430,6 +430,9 @@ private:
     // a running job's machines, for a job on more than one (each once; capacity kept for its next start)
     std::vector<std::vector<int>> m_jobMachines;
     std::vector<int> m_machineScratch, m_switchScratch, m_touchedScratch;
+    // the slots a stopping job gives back, while its co-runners are re-rated; the buffer it had before goes to
+    // the job (a preempted job starts again without allocating)
+    std::vector<GpuSlot> m_releasedScratch;
     // jobs on one machine (not sharing GPUs with a partner) whose co-runners changed during a decision whose
     // policy re-rates after it (Scheduler::reratesAfterDecision), each once; m_deferRerates while it runs
     bool m_deferRerates = false;
@@ -534,6 +537,21 @@ private:
     SimSnapshot() = default;
     std::unique_ptr<Simulator> m_sim; // frozen: never stepped
 };
+
+// The accessors a policy calls most (every key, fit test and index update reads them), inline: the sim library
+// is a shared library, so out of line each was a call through the PLT from the policy library.
+inline double SchedContext::now() const { return m_sim.m_now; }
+inline const ClusterSpec& SchedContext::cluster() const { return m_sim.m_cluster; }
+inline const ClusterState& SchedContext::state() const { return m_sim.m_state; }
+inline const Trace& SchedContext::trace() const { return m_sim.m_trace; }
+inline const PerfModel& SchedContext::perf() const { return m_sim.m_perf; }
+inline const RunConfig& SchedContext::config() const { return m_sim.m_cfg; }
+inline int SchedContext::jobCount() const { return int(m_sim.m_trace.jobs.size()); }
+inline const Job& SchedContext::job(int j) const { return m_sim.m_trace.jobs[size_t(j)]; }
+inline const JobRuntime& SchedContext::rt(int j) const { return m_sim.m_rt[size_t(j)]; }
+inline const std::vector<int>& SchedContext::runningJobs() const { return m_sim.m_running; }
+inline int SchedContext::runningPosition(int job) const { return m_sim.m_runningPos[size_t(job)]; }
+inline const std::vector<int>& SchedContext::retimedJobs() const { return m_sim.m_retimedShown; }
 
 template <class F> void SchedContext::forEachPending(F f) const
 {

@@ -506,6 +506,47 @@ private Q_SLOTS:
         QCOMPARE(sim.rt(0).executed, 107.0);
     }
 
+    void slotBuffersTravelWithTheJobs()
+    {
+        // A stopped job's slots go to an engine scratch buffer and it keeps that buffer's previous storage for
+        // its next start (SchedContext::start copies into it): every stop must still report the slots of the
+        // start before it, each start the slots the policy chose, and a finished job must hold no buffer.
+        struct Slots : SimObserver {
+            std::map<int, std::vector<GpuSlot>> running;
+            int starts = 0, stops = 0, wrong = 0;
+            void onJobStarted(double, int job, const JobRuntime& rt) override
+            {
+                ++starts;
+                if (running.count(job) || rt.slots.empty())
+                    ++wrong;
+                running[job] = rt.slots;
+            }
+            void onJobStopped(double, int job, const JobRuntime& rt, bool) override
+            {
+                ++stops;
+                if (!running.count(job) || running[job] != rt.slots)
+                    ++wrong;
+                running.erase(job);
+            }
+        } obs;
+        const ClusterSpec c = smallCluster();
+        const Trace t = trace({{0, 2, 100}, {0, 1, 80}, {0, 2, 60}, {10, 1, 40}, {20, 2, 30}});
+        PreemptOnce p;
+        p.at = 25;
+        RunConfig cfg = idealCfg();
+        cfg.checkInvariants = true;
+        Simulator sim(c, t, p, cfg);
+        sim.addObserver(&obs);
+        QVERIFY(sim.run());
+        QCOMPARE(obs.wrong, 0);
+        QVERIFY(obs.stops > int(t.jobs.size())); // some were preempted and started again
+        QCOMPARE(obs.starts, obs.stops);
+        for (int j = 0; j < int(t.jobs.size()); ++j) {
+            QCOMPARE(sim.rt(j).status, JobStatus::Done);
+            QCOMPARE(sim.rt(j).slots.capacity(), size_t(0));
+        }
+    }
+
     void doubleBookingIsRefused()
     {
         const ClusterSpec c = smallCluster();
