@@ -286,12 +286,9 @@ int SrtfDrift::bruteFirstNotFitting(const Pos* from, const Pos* to, int64_t* bud
     for (int j : m_late)
         consider(j);
     std::sort(m_pts.begin(), m_pts.end());
-    for (const Pos& p : m_pts) {
-        const int64_t* u = useOf(p.job);
-        if (!fits(u, bud))
+    for (const Pos& p : m_pts)
+        if (!holdingTakeIfFits(useOf(p.job), bud, m_types))
             return p.job;
-        take(u, bud);
-    }
     return -1;
 }
 
@@ -380,10 +377,8 @@ int SrtfDrift::fastFirstNotFitting(const Pos* from, const Pos* to, int64_t* bud)
             y = treePart(lo, hi);
             if (y >= 0)
                 break;
-            if (!fits(lateUse(m_late2[i]), m_tmp.data()))
+            if (!holdingTakeIfFits(lateUse(m_late2[i]), m_tmp.data(), m_types))
                 yLate = int(i);
-            else
-                take(lateUse(m_late2[i]), m_tmp.data());
             lo = hi;
         }
         if (y < 0 && yLate < 0)

@@ -74,14 +74,9 @@ void SrtfTree::seek(double x, size_t& place, int& index) const
 
 size_t SrtfTree::placeOf(double u, int job) const
 {
-    size_t lo = 0, hi = m_order.size();
-    while (lo < hi) {
-        const size_t mid = (lo + hi) / 2;
-        if (m_lastU[mid] < u || (m_lastU[mid] == u && m_lastJob[mid] < job))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    const size_t lo = countBelow(m_order.size(), [&](size_t i) {
+        return m_lastU[i] < u || (m_lastU[i] == u && m_lastJob[i] < job);
+    });
     return std::min(lo, m_order.size() - 1);
 }
 
