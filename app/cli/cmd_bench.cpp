@@ -84,7 +84,9 @@ struct BenchResult {
     long peakKb = 0;
     int finished = 0;
     double meanJct = 0;
-    long long logBytes = -1; // the decision log's size (--log), -1 without one
+    double meanWaitMin = 0;    // mean minutes a job waited (queueing): whether the cluster carries the trace
+    long long preemptions = 0; // what the policy stopped and restarted (the work of preemptive policies)
+    long long logBytes = -1;   // the decision log's size (--log), -1 without one
 };
 
 /// --log: each run streams its decision log to a file of its own in `dir`, removed once its size is read.
@@ -143,8 +145,8 @@ double growthExponent(const std::vector<std::pair<long, double>>& pts, double fl
 constexpr double kLeastGrowth = 0.9;
 
 /// One run in a child process; false when it failed, `timedOut` when it ran past `budget` seconds.
-bool benchOne(const ClusterSpec& cluster, const std::string& policy, long n, uint64_t seed, double load, double budget,
-              const BenchLog& log, BenchResult& r, bool& timedOut)
+bool benchOne(const ClusterSpec& cluster, const std::string& policy, long n, uint64_t seed, double load,
+              const PerfConfig& perf, double budget, const BenchLog& log, BenchResult& r, bool& timedOut)
 {
     int fd[2];
     if (pipe(fd) != 0)
@@ -166,6 +168,7 @@ bool benchOne(const ClusterSpec& cluster, const std::string& policy, long n, uin
         RunSpec spec;
         spec.policy = policy;
         spec.config.seed = seed;
+        spec.config.perf = perf;
         std::string logPath;
         if (log.on) {
             logPath = log.dir + "/schedstudio-bench-" + std::to_string(getpid()) + ".sslog";
@@ -186,6 +189,8 @@ bool benchOne(const ClusterSpec& cluster, const std::string& policy, long n, uin
         c.simSeconds = o.wallSeconds;
         c.finished = o.summary.finished;
         c.meanJct = o.summary.meanJctMin;
+        c.meanWaitMin = o.summary.meanQueueMin;
+        c.preemptions = o.summary.preemptions;
         c.peakKb = peakRssKb();
         (void)!write(fd[1], &c, sizeof c);
         _exit(0);
@@ -228,6 +233,7 @@ int cmdBench(Args& a)
     const auto policies = expandPolicies(splitList(a.get("policies", "fifo+firstfit,las+consolidate")), &learnedNames);
     const std::string clusterName = a.get("cluster", "alibaba-scale");
     const double load = a.getDouble("load", 0.8);
+    const PerfConfig perf = PerfConfig::parse(a.get("perf", "default"));
     const uint64_t seed = uint64_t(a.getInt("seed", 1));
     const double budget = a.getDouble("max-seconds", 300);
     const long learnedMax = a.getInt("learned-max-jobs", 10000);
@@ -243,6 +249,7 @@ int cmdBench(Args& a)
     std::printf("bench: cluster %s (%d machines, %d GPUs), load %.2f, seed %llu, one process per run\n",
                 cluster.name.c_str(), cluster.machineCount(), cluster.totalGpus(), load,
                 static_cast<unsigned long long>(seed));
+    std::printf("perf: %s\n", perf.toString().c_str());
     std::printf("%s\n", machineLine().c_str());
     if (log.on)
         std::printf("each run streams its decision log to %s, with run --log-out's limits (per record: %s queued jobs, "
@@ -250,13 +257,14 @@ int cmdBench(Args& a)
                     log.dir.c_str(), log.queueLimit >= 0 ? std::to_string(log.queueLimit).c_str() : "1000",
                     RunConfig {}.logPlacementLimit, kLogBigTrace, log.queueLimit >= 0 ? log.queueLimit : kLogQueueBig,
                     kLogPlacementsBig);
-    std::printf("%-20s %9s %10s %10s %9s %9s %12s %10s%s\n", "policy", "jobs", "events", "decisions", "gen s", "sim s",
-                "jobs/s", "peak MiB", log.on ? "    log MiB" : "");
+    std::printf("%-20s %9s %10s %10s %9s %9s %12s %10s %10s %10s%s\n", "policy", "jobs", "events", "decisions", "gen s",
+                "sim s", "jobs/s", "peak MiB", "wait min", "preempts", log.on ? "    log MiB" : "");
     std::fflush(stdout);
     struct Row {
         std::string policy;
         std::map<long, std::string> cells;
         std::vector<std::pair<long, double>> pts;
+        std::map<long, std::pair<double, double>> waits; // per size: mean wait (min), preemptions per job
         bool stopped = false;
     };
     std::vector<Row> rows;
@@ -292,7 +300,7 @@ int cmdBench(Args& a)
             }
             BenchResult r;
             bool timedOut = false;
-            const bool ok = benchOne(cluster, policy, n, seed, load, budget, log, r, timedOut);
+            const bool ok = benchOne(cluster, policy, n, seed, load, perf, budget, log, r, timedOut);
             if (timedOut) {
                 std::printf("%-20s %9ld   stopped after the %.0f s budget (--max-seconds)\n", policy.c_str(), n, budget);
                 row.cells[n] = "> " + fmtSeconds(budget);
@@ -301,14 +309,16 @@ int cmdBench(Args& a)
                 std::printf("%-20s %9ld   failed\n", policy.c_str(), n);
                 row.cells[n] = "failed";
             } else {
-                std::printf("%-20s %9ld %10llu %10llu %9.2f %9.2f %12.0f %10.1f", policy.c_str(), r.jobs, r.events,
-                            r.decisions, r.genSeconds, r.simSeconds, double(r.jobs) / std::max(r.simSeconds, 1e-9),
-                            r.peakKb / 1024.0);
+                std::printf("%-20s %9ld %10llu %10llu %9.2f %9.2f %12.0f %10.1f %10.1f %10lld", policy.c_str(), r.jobs,
+                            r.events, r.decisions, r.genSeconds, r.simSeconds,
+                            double(r.jobs) / std::max(r.simSeconds, 1e-9), r.peakKb / 1024.0, r.meanWaitMin,
+                            r.preemptions);
                 if (log.on)
                     std::printf(" %10.1f", double(r.logBytes) / (1024.0 * 1024.0));
                 std::printf("\n");
                 row.cells[n] = fmtSeconds(r.simSeconds);
                 row.pts.push_back({n, r.simSeconds});
+                row.waits[n] = {r.meanWaitMin, double(r.preemptions) / double(std::max(1L, r.jobs))};
             }
             std::fflush(stdout);
         }
@@ -332,6 +342,43 @@ int cmdBench(Args& a)
         else
             std::printf(" %8.2f%s\n", g, row.stopped ? " (stopped at a larger size)" : "");
     }
+    // What the traces asked of the cluster: the mean wait and the preemptions per job at each size. A mean wait
+    // that grows with the size means the trace offers more work than the cluster carries under this performance
+    // model (its backlog grows with the run), and preemptive policies then stop and restart jobs in proportion:
+    // their seconds measure that backlog as much as their data structures.
+    std::printf("\nwaiting (mean minutes a job waited / preemptions per job)\n");
+    std::printf("%-20s", "policy");
+    for (long n : sizes)
+        std::printf(" %16ld", n);
+    std::printf("\n");
+    bool anyGrows = false;
+    for (const Row& row : rows) {
+        std::printf("%-20s", row.policy.c_str());
+        for (long n : sizes) {
+            const auto w = row.waits.find(n);
+            if (w == row.waits.end()) {
+                std::printf(" %16s", "-");
+                continue;
+            }
+            char cell[64];
+            std::snprintf(cell, sizeof cell, "%.0f / %.2f", w->second.first, w->second.second);
+            std::printf(" %16s", cell);
+        }
+        // the backlog grows with the run: the mean wait at the largest size run is over an hour and grew faster
+        // than the square root of the sizes from the size before (a carried load's mean wait levels off with size)
+        bool grows = false;
+        if (row.waits.size() >= 2) {
+            const auto last = std::prev(row.waits.end()), before = std::prev(last);
+            const double ratio = double(last->first) / double(before->first);
+            grows = last->second.first > 60
+                && last->second.first > std::max(before->second.first, 1.0) * std::sqrt(ratio);
+        }
+        std::printf("%s\n", grows ? "  backlog grows with the trace's size" : "");
+        anyGrows = anyGrows || grows;
+    }
+    if (anyGrows)
+        std::printf("(a backlog that grows with the size: the trace offers more work than the cluster carries with "
+                    "that policy under this performance model; a lower --load or another --perf shows a carried one)\n");
     // each policy against fifo+firstfit at the largest size both ran: measured in one run on one machine, these
     // carry across machines better than the seconds do
     const auto fifo = std::find_if(rows.begin(), rows.end(), [](const Row& r) { return r.policy == "fifo+firstfit"; });
@@ -358,9 +405,10 @@ int cmdBench(Args& a)
 }
 CliCommand c5("bench",
               "[--sizes 10000,100000,1000000] [--policies all|learned|A,B,...] [--cluster alibaba-scale] [--load 0.8] "
-              "[--seed 1] [--max-seconds 300] [--learned-max-jobs 10000] [--fit-floor 0.05] [--log [--log-queue N] "
-              "[--log-dir DIR]] : engine and policy benchmark with a growth exponent per policy (--log: with the "
-              "decision log written)",
+              "[--seed 1] [--perf SPEC] [--max-seconds 300] [--learned-max-jobs 10000] [--fit-floor 0.05] "
+              "[--log [--log-queue N] [--log-dir DIR]] : engine and policy benchmark with a growth exponent per policy, "
+              "and the mean wait and preemptions per job that show whether the cluster carries each trace (--log: "
+              "with the decision log written)",
               &cmdBench);
 
 } // namespace

@@ -150,6 +150,52 @@ private Q_SLOTS:
                  qPrintable(tail));
     }
 
+    void benchShowsWhetherTheClusterCarriesTheTrace()
+    {
+        // each run's mean wait and preemptions, as `run` reports them on the same generated trace, and a backlog
+        // that grows with the size is named: das-small at load 3 (a trace it cannot carry) against --perf ideal at
+        // load 0.2 (nothing waits)
+        const Result r = cli({"bench", "--policies", "fifo+firstfit,srtf+firstfit", "--sizes", "200,2000", "--cluster",
+                              "das-small", "--load", "3", "--max-seconds", "60"});
+        QCOMPARE(r.code, 0);
+        const QString out = QString::fromUtf8(r.out);
+        QVERIFY2(out.contains("\nperf: type_speed=true,"), qPrintable(out));
+        QTemporaryDir dir;
+        const QString trace = dir.filePath("t.csv");
+        QCOMPARE(cli({"generate", "--jobs", "2000", "--seed", "1", "--load", "3", "--cluster", "das-small", "--out", trace}).code, 0);
+        const Result run = cli({"run", "--trace", trace, "--cluster", "das-small", "--policy", "srtf+firstfit", "--seed", "1", "--json"});
+        QCOMPARE(run.code, 0);
+        const QJsonObject o = QJsonDocument::fromJson(run.out).object();
+        const double wait = o.value("mean_queue_min").toDouble();
+        const int preempts = o.value("preemptions").toInt();
+        QVERIFY2(wait > 60 && preempts > 0, qPrintable(QString::fromUtf8(run.out)));
+        // the run's line: ... peak MiB, wait min (one decimal), preemptions
+        const QRegularExpression line(R"(\nsrtf\+firstfit\s+2000\s+\d+\s+\d+\s+\S+\s+\S+\s+\S+\s+\S+\s+(\S+)\s+(\d+)\n)");
+        const QRegularExpressionMatch m = line.match(out);
+        QVERIFY2(m.hasMatch(), qPrintable(out));
+        QCOMPARE(m.captured(1), QString::number(wait, 'f', 1));
+        QCOMPARE(m.captured(2).toInt(), preempts);
+        const int table = out.indexOf(QStringLiteral("\nwaiting (mean minutes a job waited / preemptions per job)\n"));
+        QVERIFY2(table > 0, qPrintable(out));
+        const QString rows = out.mid(table);
+        const QRegularExpression srtfRow(R"(\nsrtf\+firstfit\s+\d+ / \d\.\d\d\s+(\d+) / (\d+\.\d\d)  backlog grows with the trace's size\n)");
+        const QRegularExpressionMatch sm = srtfRow.match(rows);
+        QVERIFY2(sm.hasMatch(), qPrintable(rows));
+        QCOMPARE(sm.captured(1), QString::number(wait, 'f', 0));
+        QCOMPARE(sm.captured(2), QString::number(preempts / 2000.0, 'f', 2));
+        QVERIFY2(rows.contains(QRegularExpression(R"(\nfifo\+firstfit\s+\d+ / 0\.00\s+\d+ / 0\.00  backlog grows)")), qPrintable(rows));
+        QVERIFY(rows.contains("a lower --load or another --perf shows a carried one"));
+
+        const Result light = cli({"bench", "--policies", "srtf+firstfit", "--sizes", "200,2000", "--cluster", "das-small",
+                                  "--load", "0.2", "--perf", "ideal", "--max-seconds", "60"});
+        QCOMPARE(light.code, 0);
+        const QString lout = QString::fromUtf8(light.out);
+        QVERIFY2(lout.contains("\nperf: ideal"), qPrintable(lout));
+        QVERIFY2(lout.contains(QRegularExpression(R"(\nsrtf\+firstfit\s+0 / 0\.00\s+0 / 0\.00\n)")), qPrintable(lout));
+        QVERIFY(!lout.contains("backlog grows"));
+        QCOMPARE(cli({"bench", "--perf", "speed=fast", "--sizes", "200"}).code == 0, false);
+    }
+
     void generateIsReproducible()
     {
         QTemporaryDir dir;
