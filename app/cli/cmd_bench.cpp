@@ -246,8 +246,10 @@ int cmdBench(Args& a)
     log.dir = a.get("log-dir", std::getenv("TMPDIR") && *std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp");
     a.finish();
     const ClusterSpec cluster = readCluster(clusterName);
-    std::printf("bench: cluster %s (%d machines, %d GPUs), load %.2f, seed %llu, one process per run\n",
-                cluster.name.c_str(), cluster.machineCount(), cluster.totalGpus(), load,
+    std::printf("bench: cluster %s (%d machines, %d GPUs, %.1f at their types' speeds), load %.2f of the GPUs (%.2f "
+                "at their speeds), seed %llu, one process per run\n",
+                cluster.name.c_str(), cluster.machineCount(), cluster.totalGpus(), cluster.referenceGpus(), load,
+                load * cluster.totalGpus() / std::max(1e-9, cluster.referenceGpus()),
                 static_cast<unsigned long long>(seed));
     std::printf("perf: %s\n", perf.toString().c_str());
     std::printf("%s\n", machineLine().c_str());

@@ -86,14 +86,15 @@ std::function<bool(double)> stderrProgress(bool on, const std::string& label)
 int cmdGenerate(Args& a)
 {
     TraceGenConfig g;
+    ClusterSpec cluster;
     g.jobs = int(a.getInt("jobs", 1000));
     g.seed = uint64_t(a.getInt("seed", 1));
     g.load = a.getDouble("load", 0.9);
     g.clusterGpus = int(a.getInt("cluster-gpus", 0));
     if (a.has("cluster")) {
-        const ClusterSpec c = loadClusterFromArgs(a);
-        g.clusterGpus = c.totalGpus();
-        g.maxGpus = std::min(8, c.maxGpusPerMachine() * 2);
+        cluster = loadClusterFromArgs(a);
+        g.clusterGpus = cluster.totalGpus();
+        g.maxGpus = std::min(8, cluster.maxGpusPerMachine() * 2);
     }
     g.arrivalsPerHour = a.getDouble("arrivals-per-hour", g.arrivalsPerHour);
     g.fractionalShare = a.getDouble("fractional", 0);
@@ -111,6 +112,18 @@ int cmdGenerate(Args& a)
     Trace t = generateTrace(g);
     writeNativeTrace(t, out);
     std::fprintf(stderr, "wrote %zu jobs over %.1f h to %s\n", t.jobs.size(), t.span() / 3600.0, out.c_str());
+    if (!cluster.machines.empty() && t.span() > 0) {
+        // what the trace asks of the cluster: its work (GPUs x reference seconds) over its span, against the GPUs
+        // and against what they do at their types' speeds (a load over 1 there cannot be carried)
+        double work = 0;
+        for (const Job& j : t.jobs)
+            work += j.gpus * j.duration;
+        const double perSecond = work / t.span();
+        std::fprintf(stderr, "the trace asks %.2f of %s's %d GPUs, %.2f of their capacity at their types' speeds (%.1f "
+                             "reference GPUs)\n",
+                     perSecond / cluster.totalGpus(), cluster.name.c_str(), cluster.totalGpus(),
+                     perSecond / std::max(1e-9, cluster.referenceGpus()), cluster.referenceGpus());
+    }
     return 0;
 }
 CliCommand c2("generate", "--jobs N --seed S --out FILE [--load X --cluster C] : a synthetic trace", &cmdGenerate);

@@ -42,6 +42,15 @@ void ClusterSpec::finalize()
     }
 }
 
+double ClusterSpec::referenceGpus() const
+{
+    double sum = 0;
+    for (const Machine& m : machines)
+        if (m.type >= 0 && size_t(m.type) < types.size())
+            sum += double(std::max(0, m.gpus)) * types[size_t(m.type)].speed;
+    return sum;
+}
+
 int ClusterSpec::maxGpusPerMachineOf(uint64_t typeMask) const
 {
     int mx = 0;

@@ -55,6 +55,9 @@ public:
     int machineCount() const { return int(machines.size()); }
     int totalGpus() const { return m_totalGpus; }
     int maxGpusPerMachine() const { return m_maxGpus; }
+    /// The GPUs counted at their types' speeds (a V100, speed 1.0, counts 1; a T4 0.4): what the cluster does per
+    /// second in reference GPU-seconds, before the performance model's placement factors.
+    double referenceGpus() const;
     /// GPUs of the biggest machine whose type is in `typeMask` (bit t = type t); 0 when none is.
     int maxGpusPerMachineOf(uint64_t typeMask) const;
     /// Global index of the first GPU of machine m; GPUs of m are [gpuBase(m), gpuBase(m)+gpus).

@@ -69,6 +69,19 @@ private Q_SLOTS:
         QCOMPARE(d.maxGpusPerMachineOf(1ULL << d.typeIndex("T4")), 4);
     }
 
+    void referenceGpusCountEachGpuAtItsTypesSpeed()
+    {
+        // alibaba-scale: 832 V100 + 1,080 V100M32 at 1.0, 2,240 MISC at 0.7, 1,596 P100 at 0.55, 994 T4 at 0.4
+        QCOMPARE(makeClusterPreset("alibaba-scale").referenceGpus(), 832 + 1080 + 2240 * 0.7 + 1596 * 0.55 + 994 * 0.4);
+        ClusterSpec d = makeClusterPreset("das-small"); // 3 V100, 3 P100, 2 T4 machines of 4
+        QCOMPARE(d.referenceGpus(), 12 * 1.0 + 12 * 0.55 + 8 * 0.4);
+        d.types[size_t(d.typeIndex("T4"))].speed = 1.0;
+        d.machines[0].gpus = 0; // a machine without GPUs counts nothing
+        d.finalize();
+        QCOMPARE(d.referenceGpus(), 8 * 1.0 + 12 * 0.55 + 8 * 1.0);
+        QCOMPARE(makeClusterPreset("tiresias-n32g4").referenceGpus(), 128 * 0.55);
+    }
+
     void generatorIsDeterministicAndHitsLoad()
     {
         TraceGenConfig g;

@@ -134,6 +134,10 @@ private Q_SLOTS:
                               "--max-seconds", "0.5"});
         QCOMPARE(r.code, 0);
         const QString out = QString::fromUtf8(r.out);
+        // the load against the GPUs and against what they do at their types' speeds (4,755.4 reference GPUs)
+        QVERIFY2(out.startsWith("bench: cluster alibaba-scale (1814 machines, 6742 GPUs, 4755.4 at their types' speeds), "
+                                "load 0.80 of the GPUs (1.13 at their speeds), seed 1, one process per run\n"),
+                 qPrintable(out));
         QVERIFY2(out.contains(QRegularExpression(R"(fifo\+firstfit\s+600\s+1200\s+1200\s)")), qPrintable(out));
         QCOMPARE(out.count(QStringLiteral("not run: at least")), 2);
         QVERIFY2(out.contains("over the 0.5 s budget (--max-seconds)"), qPrintable(out));
@@ -207,6 +211,27 @@ private Q_SLOTS:
         const QByteArray da = fa.readAll();
         QCOMPARE(da, fb.readAll());
         QVERIFY(da.count('\n') >= 300);
+        // what the trace asks of the cluster, from the file's own rows: work (GPUs x duration) over the span,
+        // against das-small's 32 GPUs and its 21.8 reference GPUs (4 x 3 V100, 4 x 3 P100 at 0.55, 4 x 2 T4 at 0.4)
+        const Result r = cli({"generate", "--jobs", "300", "--seed", "9", "--load", "0.8", "--cluster", "das-small", "--out", a});
+        QCOMPARE(r.code, 0);
+        double work = 0, first = -1, last = 0;
+        for (const QByteArray& line : da.split('\n')) {
+            if (line.isEmpty() || line.startsWith('#') || line.startsWith("id,"))
+                continue;
+            const QList<QByteArray> f = line.split(',');
+            const double submit = f[1].toDouble(), gpus = f[2].toDouble(), duration = f[3].toDouble();
+            work += gpus * duration;
+            if (first < 0)
+                first = submit;
+            last = submit;
+        }
+        const double perSecond = work / (last - first);
+        const QString expect = QString("the trace asks %1 of das-small's 32 GPUs, %2 of their capacity at their types' "
+                                       "speeds (21.8 reference GPUs)")
+                                   .arg(perSecond / 32, 0, 'f', 2)
+                                   .arg(perSecond / 21.8, 0, 'f', 2);
+        QVERIFY2(QString::fromUtf8(r.err).contains(expect), qPrintable(QString::fromUtf8(r.err) + " / " + expect));
     }
 
     void errorsAreOneLineWithNonZeroExit()
