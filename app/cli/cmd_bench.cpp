@@ -266,7 +266,7 @@ int cmdBench(Args& a)
         std::string policy;
         std::map<long, std::string> cells;
         std::vector<std::pair<long, double>> pts;
-        std::map<long, std::pair<double, double>> waits; // per size: mean wait (min), preemptions per job
+        std::map<long, BenchResult> done; // the runs that finished, per size
         bool stopped = false;
     };
     std::vector<Row> rows;
@@ -320,7 +320,7 @@ int cmdBench(Args& a)
                 std::printf("\n");
                 row.cells[n] = fmtSeconds(r.simSeconds);
                 row.pts.push_back({n, r.simSeconds});
-                row.waits[n] = {r.meanWaitMin, double(r.preemptions) / double(std::max(1L, r.jobs))};
+                row.done[n] = r;
             }
             std::fflush(stdout);
         }
@@ -357,23 +357,24 @@ int cmdBench(Args& a)
     for (const Row& row : rows) {
         std::printf("%-20s", row.policy.c_str());
         for (long n : sizes) {
-            const auto w = row.waits.find(n);
-            if (w == row.waits.end()) {
+            const auto d = row.done.find(n);
+            if (d == row.done.end()) {
                 std::printf(" %16s", "-");
                 continue;
             }
             char cell[64];
-            std::snprintf(cell, sizeof cell, "%.0f / %.2f", w->second.first, w->second.second);
+            std::snprintf(cell, sizeof cell, "%.0f / %.2f", d->second.meanWaitMin,
+                          double(d->second.preemptions) / double(std::max(1L, d->second.jobs)));
             std::printf(" %16s", cell);
         }
         // the backlog grows with the run: the mean wait at the largest size run is over an hour and grew faster
         // than the square root of the sizes from the size before (a carried load's mean wait levels off with size)
         bool grows = false;
-        if (row.waits.size() >= 2) {
-            const auto last = std::prev(row.waits.end()), before = std::prev(last);
+        if (row.done.size() >= 2) {
+            const auto last = std::prev(row.done.end()), before = std::prev(last);
             const double ratio = double(last->first) / double(before->first);
-            grows = last->second.first > 60
-                && last->second.first > std::max(before->second.first, 1.0) * std::sqrt(ratio);
+            grows = last->second.meanWaitMin > 60
+                && last->second.meanWaitMin > std::max(before->second.meanWaitMin, 1.0) * std::sqrt(ratio);
         }
         std::printf("%s\n", grows ? "  backlog grows with the trace's size" : "");
         anyGrows = anyGrows || grows;

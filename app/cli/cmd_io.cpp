@@ -122,7 +122,7 @@ int cmdInspect(Args& args)
     std::vector<long> hist(kBuckets.size(), 0);
     std::vector<double> durs;
     durs.reserve(tr.jobs.size());
-    double gpuHours = 0;
+    const double gpuHours = tr.gpuSeconds() / 3600.0;
     long withDeadline = 0;
     for (const Job& j : tr.jobs) {
         for (size_t b = 0; b < kBuckets.size(); ++b)
@@ -131,7 +131,6 @@ int cmdInspect(Args& args)
                 break;
             }
         durs.push_back(j.duration);
-        gpuHours += j.gpus * j.duration / 3600.0;
         withDeadline += !j.deadlines.empty();
     }
     std::sort(durs.begin(), durs.end());

@@ -115,10 +115,7 @@ int cmdGenerate(Args& a)
     if (!cluster.machines.empty() && t.span() > 0) {
         // what the trace asks of the cluster: its work (GPUs x reference seconds) over its span, against the GPUs
         // and against what they do at their types' speeds (a load over 1 there cannot be carried)
-        double work = 0;
-        for (const Job& j : t.jobs)
-            work += j.gpus * j.duration;
-        const double perSecond = work / t.span();
+        const double perSecond = t.gpuSeconds() / t.span();
         std::fprintf(stderr, "the trace asks %.2f of %s's %d GPUs, %.2f of their capacity at their types' speeds (%.1f "
                              "reference GPUs)\n",
                      perSecond / cluster.totalGpus(), cluster.name.c_str(), cluster.totalGpus(),

@@ -58,6 +58,14 @@ double Trace::span() const
     return jobs.back().submit - jobs.front().submit;
 }
 
+double Trace::gpuSeconds() const
+{
+    double sum = 0;
+    for (const Job& j : jobs)
+        sum += j.gpus * j.duration;
+    return sum;
+}
+
 std::vector<std::string> Trace::machinesOf(const Job& j) const
 {
     std::vector<std::string> out;

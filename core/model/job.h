@@ -60,6 +60,7 @@ struct Trace {
     /// Empty when consistent, else a one-line description of the first problem.
     std::string validate() const;
     double span() const; ///< last submit - first submit
+    double gpuSeconds() const; ///< the jobs' work: sum of GPUs x duration (reference seconds)
     const std::string& modelName(const Job& j) const;
     /// The machine names the source trace ran `j` on (empty when not recorded).
     std::vector<std::string> machinesOf(const Job& j) const;

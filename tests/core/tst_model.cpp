@@ -80,6 +80,16 @@ private Q_SLOTS:
         d.finalize();
         QCOMPARE(d.referenceGpus(), 8 * 1.0 + 12 * 0.55 + 8 * 1.0);
         QCOMPARE(makeClusterPreset("tiresias-n32g4").referenceGpus(), 128 * 0.55);
+        // what a trace asks of them: its work in GPU-seconds (generate's and inspect's figure)
+        Trace t;
+        QCOMPARE(t.gpuSeconds(), 0.0);
+        Job a, b;
+        a.gpus = 2;
+        a.duration = 100;
+        b.gpus = 0.5;
+        b.duration = 10;
+        t.jobs = {a, b};
+        QCOMPARE(t.gpuSeconds(), 205.0);
     }
 
     void generatorIsDeterministicAndHitsLoad()
